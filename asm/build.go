@@ -1,0 +1,356 @@
+// Package asm turns kernel-style .S text into a linked Image for one guest
+// architecture: the C preprocessor with a generated asm-offsets.h and a
+// prelude of kernel linkage macros, GNU as for the target, GNU ld with a
+// generated linker script placing code and data at the guest memory map's
+// addresses, and debug/elf to read the result. It also decodes instructions
+// (Disassembler) with their static memory traffic.
+package asm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"trampemu/regs"
+)
+
+// Source is one .S text to assemble.
+type Source struct {
+	// Name is how errors refer to the text: the user's path, or the
+	// embedded file's name.
+	Name string
+	Text []byte
+	// Unit groups sources for Image.Units (the code range each unit's text
+	// occupies): "entry", "exit", "workloads", ... Empty: the Name.
+	Unit string
+}
+
+// Options choose the target and the environment the sources see.
+type Options struct {
+	Arch *regs.Arch
+	// Defines are passed to the preprocessor as -DNAME=VALUE ("" = 1):
+	// CONFIG_FRAME_POINTER, MARCH_HAS_Z196_FEATURES, ...
+	Defines map[string]string
+	// HostFuncs are symbols that resolve to host-function stub addresses
+	// (consecutive 16-byte slots in the arch's stub region) unless a source
+	// defines them itself.
+	HostFuncs []string
+}
+
+// Error is an assembler or linker failure with the messages that name the
+// user's file and line.
+type Error struct {
+	Stage     string   // "preprocess", "assemble", "link"
+	Messages  []string // "file.S:12: Error: ..." lines
+	Undefined []string // link: symbols nobody defined
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if len(e.Undefined) > 0 {
+		fmt.Fprintf(&b, "link: undefined symbols: %s (define them in the .S file or use a symbol the tool provides)",
+			strings.Join(e.Undefined, ", "))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s failed", e.Stage)
+	for _, m := range e.Messages {
+		b.WriteString("\n  ")
+		b.WriteString(m)
+	}
+	return b.String()
+}
+
+// ToolError says which toolchain program is missing and how to install it.
+type ToolError struct {
+	Program string
+	Package string
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("%s not found in PATH: install the Debian package %s (make deps does it)", e.Program, e.Package)
+}
+
+// HostStubStride is the distance between host-function stubs.
+const HostStubStride = 16
+
+// HostAddr returns the stub address of the i-th host function.
+func HostAddr(a *regs.Arch, i int) uint64 { return a.Memory.Stubs.Base + uint64(i)*HostStubStride }
+
+var cache sync.Map // content hash -> *Image
+
+// Build preprocesses, assembles and links the sources into one Image.
+// Identical inputs are built once per process.
+func Build(opt Options, srcs ...Source) (*Image, error) {
+	if opt.Arch == nil {
+		return nil, errors.New("asm: no architecture given")
+	}
+	if len(srcs) == 0 {
+		return nil, errors.New("asm: no sources")
+	}
+	key := buildKey(opt, srcs)
+	if im, ok := cache.Load(key); ok {
+		return im.(*Image), nil
+	}
+	im, err := build(opt, srcs)
+	if err != nil {
+		return nil, err
+	}
+	cache.Store(key, im)
+	return im, nil
+}
+
+func buildKey(opt Options, srcs []Source) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", opt.Arch.Name)
+	keys := make([]string, 0, len(opt.Defines))
+	for k := range opt.Defines {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "D%s=%s\x00", k, opt.Defines[k])
+	}
+	for _, f := range opt.HostFuncs {
+		fmt.Fprintf(h, "H%s\x00", f)
+	}
+	for _, s := range srcs {
+		fmt.Fprintf(h, "S%s\x00%s\x00%d\x00", s.Name, s.Unit, len(s.Text))
+		h.Write(s.Text)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+func tool(a *regs.Arch, name string) (string, error) {
+	prog := a.Triple + "-" + name
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		return "", &ToolError{Program: prog, Package: a.BinutilsPkg}
+	}
+	return p, nil
+}
+
+var includeRE = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]`)
+
+func build(opt Options, srcs []Source) (*Image, error) {
+	a := opt.Arch
+	asPath, err := tool(a, "as")
+	if err != nil {
+		return nil, err
+	}
+	ldPath, err := tool(a, "ld")
+	if err != nil {
+		return nil, err
+	}
+	cppPath, err := exec.LookPath("cpp")
+	if err != nil {
+		return nil, &ToolError{Program: "cpp", Package: "cpp"}
+	}
+	dir, err := os.MkdirTemp("", "trampemu-asm-")
+	if err != nil {
+		return nil, fmt.Errorf("asm: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	inc := filepath.Join(dir, "include")
+	if err := writeIncludes(inc, a, srcs); err != nil {
+		return nil, err
+	}
+
+	var objs []string
+	units := []string{}
+	unitObjs := map[string][]string{}
+	for i, s := range srcs {
+		base := fmt.Sprintf("src%d", i)
+		pre, err := preprocess(cppPath, dir, inc, a, opt.Defines, s, base)
+		if err != nil {
+			return nil, err
+		}
+		obj := filepath.Join(dir, base+".o")
+		args := append([]string{"--64", "-o", obj}, a.AsFlags...)
+		if a.Name == "s390x" {
+			args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
+		}
+		args = append(args, pre)
+		if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
+			return nil, &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+		}
+		objs = append(objs, filepath.Base(obj))
+		u := s.Unit
+		if u == "" {
+			u = s.Name
+		}
+		if _, ok := unitObjs[u]; !ok {
+			units = append(units, u)
+		}
+		unitObjs[u] = append(unitObjs[u], filepath.Base(obj))
+	}
+
+	script := linkerScript(a, units, unitObjs, opt.HostFuncs)
+	scriptPath := filepath.Join(dir, "link.ld")
+	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
+		return nil, fmt.Errorf("asm: %w", err)
+	}
+	out := filepath.Join(dir, "image.elf")
+	emul := "elf_x86_64"
+	if a.Name == "s390x" {
+		emul = "elf64_s390"
+	}
+	args := []string{"-m", emul, "-T", scriptPath, "-o", out, "--orphan-handling=error",
+		"-z", "noexecstack", "--no-warn-rwx-segments", "-static", "-nostdlib"}
+	cmd := exec.Command(ldPath, append(args, objs...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, linkError(out, srcs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("asm: %w", err)
+	}
+	im, err := LoadELF(a, data)
+	if err != nil {
+		return nil, fmt.Errorf("asm: reading the linked image: %w", err)
+	}
+	im.finishUnits(units)
+	im.HostFuncs = map[string]uint64{}
+	for i, h := range opt.HostFuncs {
+		// A source that defines the symbol itself overrides the stub (PROVIDE).
+		if addr, ok := im.Symbol(h); ok && addr != HostAddr(a, i) {
+			continue
+		}
+		im.HostFuncs[h] = HostAddr(a, i)
+	}
+	return im, nil
+}
+
+// writeIncludes creates the include directory: asm/asm-offsets.h from regs,
+// the prelude, and an empty file for every other header a source includes
+// (kernel headers whose macros the prelude already provides).
+func writeIncludes(inc string, a *regs.Arch, srcs []Source) error {
+	files := map[string]string{
+		"asm/asm-offsets.h":   regs.AsmOffsetsHeader(a),
+		"trampemu-prelude.h": Prelude(a),
+	}
+	for _, s := range srcs {
+		for _, m := range includeRE.FindAllSubmatch(s.Text, -1) {
+			name := filepath.Clean(string(m[1]))
+			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") {
+				continue // left for cpp to report
+			}
+			if _, ok := files[name]; !ok {
+				files[name] = "/* provided by trampemu's prelude */\n"
+			}
+		}
+	}
+	for name, text := range files {
+		p := filepath.Join(inc, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("asm: %w", err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("asm: %w", err)
+		}
+	}
+	return nil
+}
+
+func preprocess(cpp, dir, inc string, a *regs.Arch, defines map[string]string, s Source, base string) (string, error) {
+	in := filepath.Join(dir, base+".S")
+	// A linemarker first, so cpp and as name the user's file in messages.
+	text := append([]byte(fmt.Sprintf("#line 1 %q\n", s.Name)), s.Text...)
+	if err := os.WriteFile(in, text, 0o644); err != nil {
+		return "", fmt.Errorf("asm: %w", err)
+	}
+	out := filepath.Join(dir, base+".s")
+	args := []string{"-x", "assembler-with-cpp", "-undef", "-nostdinc", "-I", inc,
+		"-include", filepath.Join(inc, "trampemu-prelude.h")}
+	keys := make([]string, 0, len(defines))
+	for k := range defines {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := defines[k]; v != "" {
+			args = append(args, "-D"+k+"="+v)
+		} else {
+			args = append(args, "-D"+k)
+		}
+	}
+	args = append(args, in, "-o", out)
+	if msg, err := exec.Command(cpp, args...).CombinedOutput(); err != nil {
+		return "", &Error{Stage: "preprocess " + s.Name, Messages: toolMessages(msg, in, s.Name)}
+	}
+	return out, nil
+}
+
+// toolMessages keeps the lines of a tool's output that say something, with
+// temporary file names replaced by the source's name.
+func toolMessages(out []byte, tmp, name string) []string {
+	var msgs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasSuffix(l, "Assembler messages:") {
+			continue
+		}
+		l = strings.ReplaceAll(l, tmp, name)
+		msgs = append(msgs, l)
+	}
+	if len(msgs) == 0 {
+		msgs = []string{"(no message)"}
+	}
+	return msgs
+}
+
+var undefRE = regexp.MustCompile("undefined reference to [`']([^'`]+)'")
+
+func linkError(out []byte, srcs []Source) error {
+	seen := map[string]bool{}
+	var undef []string
+	for _, m := range undefRE.FindAllSubmatch(out, -1) {
+		n := string(m[1])
+		if !seen[n] {
+			seen[n] = true
+			undef = append(undef, n)
+		}
+	}
+	sort.Strings(undef)
+	msgs := toolMessages(out, "", "")
+	for i, m := range msgs {
+		for j, s := range srcs {
+			m = strings.ReplaceAll(m, fmt.Sprintf("src%d.o", j), s.Name)
+		}
+		msgs[i] = m
+	}
+	return &Error{Stage: "link", Messages: msgs, Undefined: undef}
+}
+
+// linkerScript places each unit's code consecutively at the text base, with
+// __trampemu_unit<N>_start/_end around it, data at the data base, and host
+// functions PROVIDEd at their stub addresses.
+func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, hosts []string) string {
+	var b bytes.Buffer
+	m := a.Memory
+	fmt.Fprintf(&b, "SECTIONS\n{\n  . = %#x;\n  .text : {\n", m.Text.Base)
+	const text = "(.text .text.* .entry.text .noinstr.text .kprobes.text .init.text .ref.text .sched.text .cpuidle.text)"
+	for i, u := range units {
+		fmt.Fprintf(&b, "    . = ALIGN(16);\n    __trampemu_unit%d_start = .;\n", i)
+		for _, o := range unitObjs[u] {
+			fmt.Fprintf(&b, "    %s%s\n", o, text)
+		}
+		fmt.Fprintf(&b, "    __trampemu_unit%d_end = .;\n", i)
+	}
+	fmt.Fprintf(&b, "  }\n  . = %#x;\n", m.Data.Base)
+	b.WriteString("  .data : { *(.data .data.* .rodata .rodata.* .got .got.plt .igot.plt .bss .bss.* COMMON) }\n")
+	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_unwind* .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
+	b.WriteString("}\n")
+	for i, h := range hosts {
+		fmt.Fprintf(&b, "PROVIDE(%s = %#x);\n", h, HostAddr(a, i))
+	}
+	return b.String()
+}

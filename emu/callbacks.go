@@ -1,0 +1,110 @@
+package emu
+
+/*
+#include "tm.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime/cgo"
+	"runtime/debug"
+)
+
+// The functions below are called from the C hooks in tm.c.
+
+//export goHostCall
+func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
+	m := cgo.Handle(h).Value().(*Machine)
+	hf := m.hosts[uint64(addr)]
+	m.inCallback = true
+	m.memFault = nil
+	defer func() {
+		m.inCallback = false
+		if r := recover(); r != nil {
+			m.cbErr = fmt.Errorf("host function %s panicked: %v\n%s", nameOf(hf), r, debug.Stack())
+			m.cbPC = uint64(addr)
+			stop = 1
+		}
+	}()
+	if hf == nil {
+		m.cbErr = fmt.Errorf("call to host stub %#x with no Go function bound", uint64(addr))
+		m.cbPC = uint64(addr)
+		return 1
+	}
+	hf.calls++
+	err := hf.fn(m)
+	if err == nil && m.memFault != nil {
+		err = fmt.Errorf("guest memory fault: %w", m.memFault)
+	}
+	if err != nil {
+		m.cbErr = fmt.Errorf("host function %s: %w", hf.name, err)
+		m.cbPC = uint64(addr)
+		return 1
+	}
+	if hf.clobber {
+		m.clobber()
+	}
+	return 0
+}
+
+func nameOf(h *hostFunc) string {
+	if h == nil {
+		return "(unbound)"
+	}
+	return h.name
+}
+
+//export goWatch
+func goWatch(h C.uintptr_t, addr C.uint64_t, entering C.int) (stop C.int) {
+	m := cgo.Handle(h).Value().(*Machine)
+	m.inCallback = true
+	m.memFault = nil
+	defer func() {
+		m.inCallback = false
+		if r := recover(); r != nil {
+			m.cbErr = fmt.Errorf("watch callback panicked: %v\n%s", r, debug.Stack())
+			m.cbPC = uint64(addr)
+			stop = 1
+		}
+	}()
+	if m.watch == nil {
+		return 0
+	}
+	err := m.watch(m, uint64(addr), entering != 0)
+	if err == nil && m.memFault != nil {
+		err = fmt.Errorf("guest memory fault in watch callback: %w", m.memFault)
+	}
+	if err != nil {
+		m.cbErr = err
+		m.cbPC = uint64(addr)
+		return 1
+	}
+	return 0
+}
+
+//export goBlockInsns
+func goBlockInsns(h C.uintptr_t, addr C.uint64_t, size C.uint32_t) C.uint32_t {
+	m := cgo.Handle(h).Value().(*Machine)
+	return C.uint32_t(m.countInsns(uint64(addr), int(size)))
+}
+
+// countInsns decodes [addr, addr+size) and counts its instructions; a block
+// that does not decode counts one instruction per undecodable start.
+func (m *Machine) countInsns(addr uint64, size int) int {
+	code := m.span(addr, size)
+	if code == nil {
+		return 1
+	}
+	n := 0
+	for off := 0; off < size; {
+		end := min(off+16, size)
+		in, err := m.dis.Decode(code[off:end], addr+uint64(off))
+		n++
+		if err != nil || in.Len <= 0 {
+			break
+		}
+		off += in.Len
+	}
+	return max(n, 1)
+}

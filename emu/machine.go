@@ -1,0 +1,418 @@
+// Package emu is trampemu's own binding to the Unicorn CPU emulator (the only
+// package with cgo). A Machine runs one guest architecture with the guest
+// memory map of package regs, loads an asm.Image, binds Go functions to
+// host-function stub addresses, counts executed blocks in C, and turns every
+// guest fault, invalid instruction, exhausted instruction limit or timeout
+// into an *Error carrying the architecture, pc, symbol, instruction and
+// register file.
+package emu
+
+/*
+#cgo pkg-config: unicorn
+#include <stdlib.h>
+#include "tm.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime/cgo"
+	"sync"
+	"time"
+	"unsafe"
+
+	"trampemu/asm"
+	"trampemu/regs"
+)
+
+// HostFunc is Go code standing in for a kernel C function. It reads its
+// arguments with Machine.Arg / Reg and guest memory, and sets the return
+// value with SetReturn. A returned error stops the run and comes back from
+// Run wrapped in an *Error of kind KindHost.
+type HostFunc func(m *Machine) error
+
+// WatchFunc is called when execution enters (entering = true) or leaves the
+// watched code range; see Machine.Watch. Returning an error stops the run.
+type WatchFunc func(m *Machine, addr uint64, entering bool) error
+
+type hostFunc struct {
+	name    string
+	fn      HostFunc
+	clobber bool
+	calls   uint64
+}
+
+type region struct {
+	regs.Region
+	phys uint64 // where Unicorn maps it (x86-64: behind page tables)
+	ptr  unsafe.Pointer
+	mem  []byte
+}
+
+// Machine is one emulated CPU with its memory. It is not safe for
+// concurrent use.
+type Machine struct {
+	Arch  *regs.Arch
+	Image *asm.Image
+
+	c       *C.tm
+	handle  cgo.Handle
+	regions []region
+	last    int // index of the region last used by a memory access
+	hosts   map[uint64]*hostFunc
+	dis     asm.Disassembler
+	watch   WatchFunc
+
+	inCallback bool
+	cbErr      error  // error of the Go callback that stopped the run
+	cbPC       uint64 // address of that callback's host function
+	memFault   error  // first guest memory fault inside the current callback
+	closed     bool
+	pagetables unsafe.Pointer
+}
+
+// New creates a machine for arch with every region of the arch's memory
+// map mapped (host-backed memory, zeroed).
+func New(a *regs.Arch) (*Machine, error) {
+	m := &Machine{Arch: a, hosts: map[uint64]*hostFunc{}}
+	m.handle = cgo.NewHandle(m)
+	var ids [regs.NumRegs]C.int
+	for i, r := range a.Regs {
+		ids[i] = C.int(r.UC)
+	}
+	var uerr C.uc_err
+	m.c = C.tm_new(C.int(a.UnicornArch), C.int(a.UnicornMode), C.uintptr_t(m.handle), &ids[0], &uerr)
+	if m.c == nil {
+		m.handle.Delete()
+		return nil, fmt.Errorf("emu: opening a %s Unicorn engine: %s", a.Name, ucErr(uerr))
+	}
+	rs := a.Memory.Regions()
+	for i, phys := range physLayout(a, rs) {
+		if err := m.mapRegion(rs[i], phys); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	if a.Name == "x86_64" {
+		if err := m.setupX86Paging(); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	s := a.Memory.Stubs
+	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()))); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("emu: adding hooks: %w", err)
+	}
+	m.dis = asm.NewDisassembler(a, nil)
+	return m, nil
+}
+
+func (m *Machine) mapRegion(r regs.Region, phys uint64) error {
+	if r.Base%4096 != 0 || r.Size%4096 != 0 || r.Size == 0 {
+		return fmt.Errorf("emu: region %s %#x+%#x is not page aligned", r.Name, r.Base, r.Size)
+	}
+	ptr := C.calloc(C.size_t(r.Size), 1)
+	if ptr == nil {
+		return fmt.Errorf("emu: out of memory for region %s (%d bytes)", r.Name, r.Size)
+	}
+	if err := ucCheck(C.tm_map(m.c, C.uint64_t(phys), C.uint64_t(r.Size), C.uint32_t(r.Perm), ptr)); err != nil {
+		C.free(ptr)
+		return fmt.Errorf("emu: mapping %s at %#x: %w", r.Name, r.Base, err)
+	}
+	m.regions = append(m.regions, region{Region: r, phys: phys, ptr: ptr, mem: unsafe.Slice((*byte)(ptr), r.Size)})
+	return nil
+}
+
+// Close releases the engine and its memory. The machine is unusable after.
+func (m *Machine) Close() {
+	if m.closed {
+		return
+	}
+	m.closed = true
+	C.tm_free(m.c)
+	m.c = nil
+	for _, r := range m.regions {
+		C.free(r.ptr)
+	}
+	m.regions = nil
+	if m.pagetables != nil {
+		C.free(m.pagetables)
+		m.pagetables = nil
+	}
+	m.handle.Delete()
+}
+
+// Load copies the image's sections into guest memory and writes a return
+// stub at every host-function address of the image. Host functions are then
+// bound by name with Bind.
+func (m *Machine) Load(im *asm.Image) error {
+	if im.Arch != m.Arch {
+		return fmt.Errorf("emu: image is for %s, machine is %s", im.Arch.Name, m.Arch.Name)
+	}
+	for _, s := range im.Sections {
+		if err := m.WriteMem(s.Addr, s.Data); err != nil {
+			return fmt.Errorf("emu: loading section %s: %w", s.Name, err)
+		}
+	}
+	for _, addr := range im.HostFuncs {
+		if err := m.WriteMem(addr, m.Arch.ReturnStubCode); err != nil {
+			return fmt.Errorf("emu: writing host stub: %w", err)
+		}
+	}
+	m.Image = im
+	m.dis = asm.ForImage(im)
+	return m.FlushCode(m.Arch.Memory.Text.Base, m.Arch.Memory.Stubs.End())
+}
+
+// Bind attaches fn to the image's host-function symbol name. With clobber,
+// every volatile register the function did not set is overwritten with a
+// recognisable pattern before the guest resumes, as compiled C may leave
+// any value there.
+func (m *Machine) Bind(name string, fn HostFunc, clobber bool) error {
+	if m.Image == nil {
+		return errors.New("emu: Bind before Load")
+	}
+	addr, ok := m.Image.HostFuncs[name]
+	if !ok {
+		return fmt.Errorf("emu: %q is not a host function of the image (declare it in asm.Options.HostFuncs)", name)
+	}
+	m.BindAddr(addr, name, fn, clobber)
+	return nil
+}
+
+// BindAddr attaches fn to a stub address directly (the stub code must be
+// there: Load writes it for the image's host functions).
+func (m *Machine) BindAddr(addr uint64, name string, fn HostFunc, clobber bool) {
+	m.hosts[addr] = &hostFunc{name: name, fn: fn, clobber: clobber}
+}
+
+// HostCalls returns how often the named host function ran.
+func (m *Machine) HostCalls(name string) uint64 {
+	for _, h := range m.hosts {
+		if h.name == name {
+			return h.calls
+		}
+	}
+	return 0
+}
+
+// Watch calls fn whenever execution enters the code range [lo, hi) from
+// outside, and when it leaves it for code outside the range and outside the
+// host stubs (a host call from inside the range is not a leave). Detection
+// is at basic-block starts, in the C block hook: free when nothing crosses.
+// A zero range turns watching off.
+func (m *Machine) Watch(lo, hi uint64, fn WatchFunc) {
+	m.watch = fn
+	m.c.watch_lo, m.c.watch_hi = C.uint64_t(lo), C.uint64_t(hi)
+	m.c.watching = 0
+	if fn != nil && hi > lo {
+		m.c.watching = 1
+	}
+}
+
+// SetCounting turns block execution counting on or off (it is off after
+// New). The instruction limit works either way.
+func (m *Machine) SetCounting(on bool) {
+	m.c.counting = 0
+	if on {
+		m.c.counting = 1
+	}
+}
+
+// FlushCode drops Unicorn's translations of [begin, end): needed after code
+// is rewritten (call-site patching), or the old translation keeps running.
+func (m *Machine) FlushCode(begin, end uint64) error {
+	return ucCheck(C.tm_remove_cache(m.c, C.uint64_t(begin), C.uint64_t(end)))
+}
+
+// PatchCode writes code bytes and flushes their translation.
+func (m *Machine) PatchCode(addr uint64, code []byte) error {
+	if err := m.WriteMem(addr, code); err != nil {
+		return err
+	}
+	return m.FlushCode(addr, addr+uint64(len(code)))
+}
+
+// RunOptions bound a run. Zero values take the defaults.
+type RunOptions struct {
+	Limit   uint64        // instructions (checked at block starts); default 50,000,000
+	Timeout time.Duration // wall clock; default 10s
+}
+
+// Run executes from entry until the pc reaches until. It returns nil only
+// when until was reached; anything else is an *Error.
+func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
+	if m.closed {
+		return errors.New("emu: machine is closed")
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 50_000_000
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = 10 * time.Second
+	}
+	m.cbErr, m.cbPC = nil, 0
+	// The timer stops the engine from its own goroutine; the mutex keeps it
+	// from touching an engine that has finished (or been closed).
+	var mu sync.Mutex
+	running := true
+	timer := time.AfterFunc(opt.Timeout, func() {
+		mu.Lock()
+		if running {
+			C.tm_timeout(m.c)
+		}
+		mu.Unlock()
+	})
+	uerr := C.tm_run(m.c, C.uint64_t(entry), C.uint64_t(until), C.uint64_t(opt.Limit))
+	mu.Lock()
+	running = false
+	mu.Unlock()
+	timer.Stop()
+	timedOut := m.c.timed_out != 0
+	regsNow := m.Regs()
+	pc := regsNow[m.Arch.PC]
+	executed := uint64(m.c.insns)
+	e := &Error{Arch: m.Arch.Name, PC: pc, Regs: regsNow, Executed: executed}
+	switch {
+	case uerr != C.UC_ERR_OK:
+		e.Kind, e.Detail = faultKind(uerr), ucErr(uerr)
+		if m.c.fault_type != 0 {
+			e.Addr, e.Size, e.HasAddr = uint64(m.c.fault_addr), int(m.c.fault_size), true
+		}
+		if uerr == C.UC_ERR_FETCH_UNMAPPED || uerr == C.UC_ERR_FETCH_PROT {
+			if e.HasAddr {
+				e.PC = e.Addr
+			}
+		}
+	case m.c.stop == C.TM_STOP_LIMIT:
+		e.Kind, e.Detail = KindLimit, fmt.Sprintf("instruction limit of %d reached", opt.Limit)
+	case m.c.stop == C.TM_STOP_INTR && m.c.fault_type != 0:
+		// s390x delivers an addressing exception as a program interruption
+		// after the invalid-memory hook has seen the access.
+		e.Kind, e.Detail = KindFault, fmt.Sprintf("program interruption %d on an invalid access", int(m.c.intno))
+		e.Addr, e.Size, e.HasAddr = uint64(m.c.fault_addr), int(m.c.fault_size), true
+	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "x86_64" && m.c.intno == 14:
+		// #PF: no page maps the address (CR2), i.e. outside guest memory.
+		e.Kind, e.Detail = KindFault, "page fault (#PF)"
+		e.Addr, e.HasAddr = uint64(C.tm_x86_cr2(m.c)), true
+		e.Size = m.faultSize(e)
+		if e.Addr == e.PC {
+			e.Detail = "page fault (#PF) on instruction fetch"
+		}
+	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "x86_64" && m.c.intno == 6:
+		e.Kind, e.Detail = KindInvalid, "invalid opcode (#UD)"
+	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3 && m.badOperand(e):
+		// Unicorn's s390x raises an addressing exception for storage outside
+		// the mapped regions without calling the invalid-memory hook.
+		e.Kind, e.Detail = KindFault, "program interruption (addressing exception)"
+	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3:
+		// EXCP_PGM (qemu target/s390x/cpu.h): an operation exception for an
+		// invalid opcode such as 0x0000.
+		e.Kind, e.Detail = KindInvalid, "program interruption (operation exception)"
+	case m.c.stop == C.TM_STOP_INTR:
+		e.Kind, e.Detail = KindTrap, fmt.Sprintf("interrupt %d (trap instruction)", int(m.c.intno))
+	case m.c.stop == C.TM_STOP_GO:
+		e.Kind, e.Err = KindHost, m.cbErr
+		e.PC = m.cbPC
+	case timedOut:
+		e.Kind, e.Detail = KindTimeout, fmt.Sprintf("timeout after %v", opt.Timeout)
+	case pc != until:
+		e.Kind, e.Detail = KindStopped, fmt.Sprintf("stopped at %#x before reaching %#x", pc, until)
+	default:
+		return nil
+	}
+	m.describe(e)
+	return e
+}
+
+// faultSize is the access size of the instruction at e.PC, when known.
+func (m *Machine) faultSize(e *Error) int {
+	code := make([]byte, 16)
+	if m.ReadMem(e.PC, code) != nil {
+		return 0
+	}
+	in, err := m.dis.Decode(code, e.PC)
+	if err != nil {
+		return 0
+	}
+	return max(in.LoadBytes, in.StoreBytes)
+}
+
+// badOperand reports whether the instruction at e.PC has a storage operand
+// outside guest memory, and records its address in e.
+func (m *Machine) badOperand(e *Error) bool {
+	code := make([]byte, 8)
+	if m.ReadMem(e.PC, code[:6]) != nil {
+		return false
+	}
+	in, err := m.dis.Decode(code, e.PC)
+	if err != nil {
+		return false
+	}
+	for _, r := range in.Mem {
+		addr := r.Addr(func(i int) uint64 { return e.Regs[i] })
+		size := max(r.Size, 1)
+		if m.span(addr, size) == nil {
+			e.Addr, e.Size, e.HasAddr = addr, size, true
+			return true
+		}
+	}
+	return false
+}
+
+// describe fills the symbol and instruction text of an error's pc.
+func (m *Machine) describe(e *Error) {
+	e.Where = fmt.Sprintf("%#x", e.PC)
+	if m.Image != nil {
+		e.Where = m.Image.Describe(e.PC)
+	}
+	code := make([]byte, 16)
+	if err := m.ReadMem(e.PC, code); err != nil {
+		e.Insn = "(pc not in mapped memory)"
+		return
+	}
+	in, err := m.dis.Decode(code, e.PC)
+	if err != nil {
+		e.Insn = fmt.Sprintf("(undecodable: % x)", code[:6])
+		return
+	}
+	e.Insn = in.Text
+}
+
+// Executed returns the instructions run by the last Run (block granularity).
+func (m *Machine) Executed() uint64 { return uint64(m.c.insns) }
+
+// UnicornVersion is the version of the Unicorn library in use, and the API
+// version the binding was compiled against.
+func UnicornVersion() (runtime, compiled string) {
+	var maj, min C.uint
+	v := uint32(C.tm_version(&maj, &min)) // (major<<24)|(minor<<16)|(patch<<8)|extra
+	return fmt.Sprintf("%d.%d.%d", maj, min, (v>>8)&0xff), fmt.Sprintf("%d.%d", C.tm_api_major(), C.tm_api_minor())
+}
+
+// Call runs the guest function at fn as a C call from code whose stack
+// pointer is sp: arguments in the argument registers, the return address
+// exit pushed (x86-64) or in the link register (s390x). It returns when the
+// function returns to exit.
+func (m *Machine) Call(fn, exit, sp uint64, args []uint64, opt RunOptions) error {
+	if len(args) > len(m.Arch.Args) {
+		return fmt.Errorf("emu: %d arguments, %s passes at most %d in registers", len(args), m.Arch.Name, len(m.Arch.Args))
+	}
+	for i, v := range args {
+		m.SetReg(m.Arch.Args[i], v)
+	}
+	if m.Arch.Link < 0 {
+		sp -= 8
+		var b [8]byte
+		m.Arch.PutWord(b[:], exit)
+		if err := m.WriteMem(sp, b[:]); err != nil {
+			return fmt.Errorf("emu: pushing the return address: %w", err)
+		}
+	} else {
+		m.SetReg(m.Arch.Link, exit)
+	}
+	m.SetReg(m.Arch.SP, sp)
+	return m.Run(fn, exit, opt)
+}

@@ -1,0 +1,109 @@
+package emu
+
+/*
+#include "tm.h"
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// Reg returns register i (an index into m.Arch.Regs). Inside a host function
+// or watch callback it reads the batch fetched for the callback; elsewhere it
+// asks the engine.
+func (m *Machine) Reg(i int) uint64 {
+	if !m.inCallback {
+		C.tm_read_regs(m.c)
+	}
+	return uint64(m.c.regs[i])
+}
+
+// SetReg writes register i. Inside a callback the write is batched and
+// applied when the callback returns.
+func (m *Machine) SetReg(i int, v uint64) {
+	if m.inCallback {
+		m.c.regs[i] = C.uint64_t(v)
+		m.c.dirty |= 1 << uint(i)
+		return
+	}
+	if err := ucCheck(C.tm_reg_write(m.c, C.int(i), C.uint64_t(v))); err != nil {
+		// Only an id the engine does not know can fail; regs' ids are
+		// checked against the C headers by the tests.
+		panic(fmt.Sprintf("emu: writing %s: %v", m.Arch.Regs[i].Name, err))
+	}
+}
+
+// Regs returns the whole register file in one engine call.
+func (m *Machine) Regs() regs.RegFile {
+	if !m.inCallback {
+		C.tm_read_regs(m.c)
+	}
+	var f regs.RegFile
+	for i := range f {
+		f[i] = uint64(m.c.regs[i])
+	}
+	return f
+}
+
+// SetRegs writes the whole register file (the s390x PSW mask is written
+// only when it differs: writing it also sets the condition code).
+func (m *Machine) SetRegs(f *regs.RegFile) {
+	cur := m.Regs()
+	for i, v := range f {
+		if i == m.Arch.Flags && m.Arch.Name == "s390x" && v == cur[i] {
+			continue
+		}
+		m.SetReg(i, v)
+	}
+}
+
+// RegByName returns a register by name ("rax", "%r14").
+func (m *Machine) RegByName(name string) (uint64, error) {
+	i, ok := m.Arch.Reg(name)
+	if !ok {
+		return 0, fmt.Errorf("%s has no register %q (valid: %v)", m.Arch.Name, name, m.Arch.RegNames())
+	}
+	return m.Reg(i), nil
+}
+
+// Arg returns integer argument n of the current host call (register
+// arguments only).
+func (m *Machine) Arg(n int) uint64 { return m.Reg(m.Arch.Args[n]) }
+
+// SetReturn sets the (first) return register.
+func (m *Machine) SetReturn(v uint64) { m.SetReg(m.Arch.Ret[0], v) }
+
+// ClobberValue is what a clobbering host function leaves in volatile
+// register i: recognisable in a finding ("0xc10bbe4e00000003").
+func ClobberValue(i int) uint64 { return 0xc10bbe4e00000000 | uint64(i) }
+
+// clobber overwrites every volatile register the callback did not set, as
+// compiled C may leave any value in them. The link register keeps the return
+// address the stub returns through; flags get their arithmetic bits flipped.
+func (m *Machine) clobber() {
+	a := m.Arch
+	for _, i := range a.Volatile {
+		if m.c.dirty&(1<<uint(i)) != 0 || i == a.Link {
+			continue
+		}
+		switch {
+		case i == a.Flags && a.Name == "x86_64":
+			// CF PF AF ZF SF OF flipped; reserved bit 1 stays set.
+			m.SetReg(i, (uint64(m.c.regs[i])^0x8d5)|0x2)
+		case i == a.Flags:
+			// s390x PSW mask: flip the condition code (bits 44-45) only.
+			m.SetReg(i, uint64(m.c.regs[i])^(3<<44))
+		default:
+			m.SetReg(i, ClobberValue(i))
+		}
+	}
+}
+
+// UnicornRegID returns the Unicorn id that unicorn.h gives register i of
+// the arch (regs order); the tests compare it with package regs.
+func UnicornRegID(a *regs.Arch, i int) int {
+	return int(C.tm_uc_reg_id(C.int(a.UnicornArch), C.int(i)))
+}

@@ -1,0 +1,308 @@
+// tm.c: see tm.h. Fixed-arity wrappers for Unicorn's variadic calls
+// (uc_hook_add, uc_ctl) live here too: cgo cannot call variadic functions.
+#include <stdlib.h>
+#include <string.h>
+#include "tm.h"
+#include "_cgo_export.h"
+
+tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err) {
+	tm *m = calloc(1, sizeof(tm));
+	if (!m) {
+		*err = UC_ERR_NOMEM;
+		return NULL;
+	}
+	*err = uc_open((uc_arch)arch, (uc_mode)mode, &m->uc);
+	if (*err != UC_ERR_OK) {
+		free(m);
+		return NULL;
+	}
+	m->handle = handle;
+	memcpy(m->reg_ids, reg_ids, sizeof(m->reg_ids));
+	m->cap = 1024;
+	m->blocks = calloc(m->cap, sizeof(tm_block));
+	m->insn_limit = UINT64_MAX;
+	if (arch == UC_ARCH_S390X) {
+		// PSW mask EA|BA: 64-bit addressing (Unicorn starts in 24-bit mode).
+		uint64_t pswm = 0x0000000180000000ULL;
+		*err = uc_reg_write(m->uc, UC_S390X_REG_PSWM, &pswm);
+		if (*err != UC_ERR_OK) {
+			uc_close(m->uc);
+			free(m->blocks);
+			free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+void tm_free(tm *m) {
+	if (!m)
+		return;
+	if (m->uc)
+		uc_close(m->uc);
+	free(m->blocks);
+	free(m);
+}
+
+uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem) {
+	return uc_mem_map_ptr(m->uc, addr, size, perms, mem);
+}
+
+static inline uint64_t tm_hash(uint64_t addr, uint32_t size) {
+	uint64_t h = addr ^ ((uint64_t)size << 47);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static void tm_grow(tm *m) {
+	uint32_t ocap = m->cap;
+	tm_block *old = m->blocks;
+	tm_block *nb = calloc((size_t)ocap * 2, sizeof(tm_block));
+	if (!nb)
+		return; // keep probing the full-ish table; lookups still terminate
+	m->cap = ocap * 2;
+	m->blocks = nb;
+	for (uint32_t i = 0; i < ocap; i++) {
+		if (old[i].size == 0)
+			continue;
+		uint32_t j = (uint32_t)tm_hash(old[i].addr, old[i].size) & (m->cap - 1);
+		while (m->blocks[j].size != 0)
+			j = (j + 1) & (m->cap - 1);
+		m->blocks[j] = old[i];
+	}
+	free(old);
+}
+
+static tm_block *tm_lookup(tm *m, uint64_t addr, uint32_t size) {
+	uint32_t mask = m->cap - 1;
+	uint32_t j = (uint32_t)tm_hash(addr, size) & mask;
+	for (;;) {
+		tm_block *b = &m->blocks[j];
+		if (b->size == size && b->addr == addr)
+			return b;
+		if (b->size == 0)
+			break;
+		j = (j + 1) & mask;
+	}
+	if ((m->n + 1) * 2 > m->cap) {
+		tm_grow(m);
+		mask = m->cap - 1;
+		j = (uint32_t)tm_hash(addr, size) & mask;
+		while (m->blocks[j].size != 0)
+			j = (j + 1) & mask;
+	}
+	tm_block *b = &m->blocks[j];
+	b->addr = addr;
+	b->size = size;
+	b->count = 0;
+	b->ninsn = goBlockInsns(m->handle, addr, size);
+	m->n++;
+	return b;
+}
+
+uc_err tm_read_regs(tm *m) {
+	void *ptrs[TM_NREGS];
+	for (int i = 0; i < TM_NREGS; i++)
+		ptrs[i] = &m->regs[i];
+	m->dirty = 0;
+	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, TM_NREGS);
+}
+
+uc_err tm_write_dirty(tm *m) {
+	int ids[TM_NREGS];
+	void *ptrs[TM_NREGS];
+	int n = 0;
+	for (int i = 0; i < TM_NREGS; i++) {
+		if (m->dirty & (1u << i)) {
+			ids[n] = m->reg_ids[i];
+			ptrs[n] = &m->regs[i];
+			n++;
+		}
+	}
+	m->dirty = 0;
+	if (n == 0)
+		return UC_ERR_OK;
+	return uc_reg_write_batch(m->uc, ids, ptrs, n);
+}
+
+uc_err tm_reg_write(tm *m, int idx, uint64_t v) {
+	return uc_reg_write(m->uc, m->reg_ids[idx], &v);
+}
+
+static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm *m = user;
+	tm_block *b = tm_lookup(m, addr, size);
+	m->insns += b->ninsn;
+	if (m->counting)
+		b->count++;
+	if (m->watching) {
+		int inside = addr >= m->watch_lo && addr < m->watch_hi;
+		int stub = addr >= m->stub_lo && addr < m->stub_hi;
+		if (inside != m->in_watch && (inside || !stub)) {
+			m->in_watch = inside;
+			tm_read_regs(m);
+			int stop = goWatch(m->handle, addr, inside);
+			tm_write_dirty(m);
+			if (stop) {
+				m->stop = TM_STOP_GO;
+				uc_emu_stop(uc);
+				return;
+			}
+		}
+	}
+	if (m->insns > m->insn_limit) {
+		m->stop = TM_STOP_LIMIT;
+		uc_emu_stop(uc);
+	}
+}
+
+static void tm_host_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm *m = user;
+	tm_read_regs(m);
+	int stop = goHostCall(m->handle, addr);
+	tm_write_dirty(m);
+	if (stop) {
+		m->stop = TM_STOP_GO;
+		uc_emu_stop(uc);
+	}
+}
+
+static void tm_intr_hook(uc_engine *uc, uint32_t intno, void *user) {
+	tm *m = user;
+	m->stop = TM_STOP_INTR;
+	m->intno = (int)intno;
+	uc_emu_stop(uc);
+}
+
+static bool tm_mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
+	tm *m = user;
+	m->fault_type = (int)type;
+	m->fault_addr = addr;
+	m->fault_size = size;
+	return false;
+}
+
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi) {
+	uc_err err;
+	m->stub_lo = stub_lo;
+	m->stub_hi = stub_hi;
+	err = uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, (void *)tm_block_hook, m, 1, 0);
+	if (err != UC_ERR_OK)
+		return err;
+	if (stub_hi > stub_lo) {
+		err = uc_hook_add(m->uc, &m->h_host, UC_HOOK_CODE, (void *)tm_host_hook, m, stub_lo, stub_hi - 1);
+		if (err != UC_ERR_OK)
+			return err;
+	}
+	err = uc_hook_add(m->uc, &m->h_intr, UC_HOOK_INTR, (void *)tm_intr_hook, m, 1, 0);
+	if (err != UC_ERR_OK)
+		return err;
+	return uc_hook_add(m->uc, &m->h_mem, UC_HOOK_MEM_INVALID, (void *)tm_mem_hook, m, 1, 0);
+}
+
+uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit) {
+	m->insns = 0;
+	m->insn_limit = limit;
+	m->stop = TM_STOP_NONE;
+	m->intno = 0;
+	m->fault_type = 0;
+	m->fault_addr = 0;
+	m->fault_size = 0;
+	m->in_watch = 0;
+	m->timed_out = 0;
+	// No Unicorn timeout: its watchdog thread polls every 2 us and takes a
+	// core. The Go side stops the run from a timer instead (tm_timeout).
+	return uc_emu_start(m->uc, begin, until, 0, 0);
+}
+
+// tm_timeout is called from another thread when a run's time is up.
+void tm_timeout(tm *m) {
+	m->timed_out = 1;
+	uc_emu_stop(m->uc);
+}
+
+uc_err tm_remove_cache(tm *m, uint64_t begin, uint64_t end) {
+	return uc_ctl_remove_cache(m->uc, begin, end);
+}
+
+void tm_reset_counts(tm *m) {
+	for (uint32_t i = 0; i < m->cap; i++)
+		m->blocks[i].count = 0;
+}
+
+uint32_t tm_block_count(tm *m) { return m->n; }
+
+uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max) {
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m->cap && k < max; i++)
+		if (m->blocks[i].size != 0)
+			out[k++] = m->blocks[i];
+	return k;
+}
+
+void tm_stop(tm *m) { uc_emu_stop(m->uc); }
+
+// tm_x86_paging turns on 4-level paging with the page tables at physical
+// address cr3. The guest's kernel addresses (0xffffffff81000000, ...) then
+// translate like in a kernel; Unicorn 2.1's alternative, UC_TLB_VIRTUAL,
+// refills the TLB on every indirect branch and makes a call/ret pair ~10x
+// slower (measured: 120 ns vs 12 ns).
+uc_err tm_x86_paging(tm *m, uint64_t cr3) {
+	uc_err err;
+	uc_x86_msr efer = {0xC0000080, 0};
+	uint64_t cr0 = 0, cr4 = 0;
+	if ((err = uc_reg_read(m->uc, UC_X86_REG_MSR, &efer)) != UC_ERR_OK)
+		return err;
+	efer.value |= (1ULL << 8) | (1ULL << 10); // LME, LMA
+	if ((err = uc_reg_write(m->uc, UC_X86_REG_MSR, &efer)) != UC_ERR_OK)
+		return err;
+	if ((err = uc_reg_read(m->uc, UC_X86_REG_CR4, &cr4)) != UC_ERR_OK)
+		return err;
+	cr4 |= 1ULL << 5; // PAE
+	if ((err = uc_reg_write(m->uc, UC_X86_REG_CR4, &cr4)) != UC_ERR_OK)
+		return err;
+	if ((err = uc_reg_write(m->uc, UC_X86_REG_CR3, &cr3)) != UC_ERR_OK)
+		return err;
+	if ((err = uc_reg_read(m->uc, UC_X86_REG_CR0, &cr0)) != UC_ERR_OK)
+		return err;
+	cr0 |= 1ULL | (1ULL << 16) | (1ULL << 31); // PE, WP, PG
+	return uc_reg_write(m->uc, UC_X86_REG_CR0, &cr0);
+}
+
+uint64_t tm_x86_cr2(tm *m) {
+	uint64_t v = 0;
+	uc_reg_read(m->uc, UC_X86_REG_CR2, &v);
+	return v;
+}
+
+unsigned int tm_version(unsigned int *major, unsigned int *minor) { return uc_version(major, minor); }
+int tm_api_major(void) { return UC_API_MAJOR; }
+int tm_api_minor(void) { return UC_API_MINOR; }
+
+// tm_uc_reg_id lets the tests compare package regs' register ids with the
+// C headers: which = 0..17 in regs order.
+int tm_uc_reg_id(int arch, int which) {
+	static const int x86[TM_NREGS] = {
+		UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
+		UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP,
+		UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+		UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+		UC_X86_REG_RIP, UC_X86_REG_EFLAGS,
+	};
+	static const int s390x[TM_NREGS] = {
+		UC_S390X_REG_R0, UC_S390X_REG_R1, UC_S390X_REG_R2, UC_S390X_REG_R3,
+		UC_S390X_REG_R4, UC_S390X_REG_R5, UC_S390X_REG_R6, UC_S390X_REG_R7,
+		UC_S390X_REG_R8, UC_S390X_REG_R9, UC_S390X_REG_R10, UC_S390X_REG_R11,
+		UC_S390X_REG_R12, UC_S390X_REG_R13, UC_S390X_REG_R14, UC_S390X_REG_R15,
+		UC_S390X_REG_PC, UC_S390X_REG_PSWM,
+	};
+	if (which < 0 || which >= TM_NREGS)
+		return -1;
+	if (arch == UC_ARCH_X86)
+		return x86[which];
+	if (arch == UC_ARCH_S390X)
+		return s390x[which];
+	return -1;
+}

@@ -1,0 +1,76 @@
+// tm.h: the C half of trampemu's Unicorn binding. Hooks that run on every
+// block or host call live here so that the hot path stays in C; Go is called
+// only at host functions, watch transitions and the first sight of a block.
+#ifndef TRAMPEMU_TM_H
+#define TRAMPEMU_TM_H
+
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+#define TM_NREGS 18
+
+enum {
+	TM_STOP_NONE = 0,
+	TM_STOP_LIMIT = 1,  // instruction limit reached
+	TM_STOP_INTR = 2,   // interrupt / trap instruction
+	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
+};
+
+typedef struct tm_block {
+	uint64_t addr;
+	uint32_t size;
+	uint32_t ninsn;
+	uint64_t count;
+} tm_block;
+
+typedef struct tm {
+	uc_engine *uc;
+	uintptr_t handle; // cgo.Handle of the Go Machine
+
+	int reg_ids[TM_NREGS];
+	uint64_t regs[TM_NREGS]; // register batch, valid inside Go callbacks
+	uint32_t dirty;          // registers Go wrote during a callback
+
+	uint64_t insns;      // instructions executed in this run (block granularity)
+	uint64_t insn_limit; // stop after this many
+	int counting;        // count executions per block
+
+	tm_block *blocks; // open addressing on (addr, size)
+	uint32_t cap, n;
+
+	int watching, in_watch;
+	uint64_t watch_lo, watch_hi;
+	uint64_t stub_lo, stub_hi;
+
+	int stop;
+	volatile int timed_out;
+	int intno;
+	int fault_type;
+	uint64_t fault_addr;
+	int fault_size;
+
+	uc_hook h_block, h_host, h_intr, h_mem;
+} tm;
+
+tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);
+void tm_free(tm *m);
+uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
+uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
+void tm_timeout(tm *m);
+uc_err tm_read_regs(tm *m);
+uc_err tm_write_dirty(tm *m);
+uc_err tm_reg_write(tm *m, int idx, uint64_t v);
+uc_err tm_remove_cache(tm *m, uint64_t begin, uint64_t end);
+void tm_reset_counts(tm *m);
+uint32_t tm_block_count(tm *m);
+uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max);
+void tm_stop(tm *m);
+uc_err tm_x86_paging(tm *m, uint64_t cr3);
+uint64_t tm_x86_cr2(tm *m);
+unsigned int tm_version(unsigned int *major, unsigned int *minor);
+int tm_api_major(void);
+int tm_api_minor(void);
+int tm_uc_reg_id(int arch, int which);
+
+#endif

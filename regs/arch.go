@@ -1,0 +1,173 @@
+// Package regs holds the guest-architecture facts trampemu is built on: the
+// register files and ABI roles of x86-64 and s390x, the layout of struct
+// pt_regs / struct ftrace_regs with the kernel's accessor semantics, the
+// guest memory map, and the asm-offsets header the trampoline sources use.
+//
+// It is pure data plus small helpers and imports nothing else of the project.
+package regs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Reg is one guest register the tool tracks.
+type Reg struct {
+	Name string // lower-case assembler name without '%': "rax", "r14", "pc"
+	UC   int    // Unicorn register id (unicorn/x86.h, unicorn/s390x.h, Unicorn 2.x)
+}
+
+// RegFile holds one value per register of Arch.Regs, in that order.
+type RegFile [NumRegs]uint64
+
+// NumRegs is the size of the tracked register file on both architectures:
+// 16 general registers, the program counter and the flags / PSW mask.
+const NumRegs = 18
+
+// Arch describes one guest architecture.
+type Arch struct {
+	Name      string           // "x86_64" or "s390x"
+	ByteOrder binary.ByteOrder // guest byte order
+	WordSize  int              // bytes per machine word
+
+	// Regs is the tracked register file; RegFile indices follow it.
+	Regs []Reg
+	// PC, Flags, SP: indices into Regs.
+	PC, Flags, SP int
+	// Link is the index of the register that receives the return address of
+	// a call (s390x r14), or -1 when calls push it (x86-64).
+	Link int
+	// FP is the index of the frame-pointer register, or -1 (s390x keeps a
+	// back chain in memory instead).
+	FP int
+
+	// ABI roles, as register indices.
+	Args        []int // integer argument registers, in order
+	Ret         []int // integer return registers
+	CalleeSaved []int // preserved across a call (sp included)
+	Volatile    []int // a C function may leave any value in these
+
+	// StackArgOffset: byte offset from the stack pointer at function entry
+	// (or from ftrace_regs' saved sp) to the first argument passed on the
+	// stack. x86-64: 8 (above the return address); s390x: 160 (above the
+	// register save area the caller provides).
+	StackArgOffset int
+
+	// McountInsnSize is the length of the call site at the start of every
+	// traced function (MCOUNT_INSN_SIZE).
+	McountInsnSize int
+
+	// Frame is struct pt_regs, which is also struct ftrace_regs on both
+	// architectures, with the accessors of v6.14+.
+	Frame *Layout
+	// RetRegs is struct fgraph_ret_regs, what return_to_handler passed to
+	// ftrace_return_to_handler in v6.5..v6.13 (HAVE_FUNCTION_GRAPH_RETVAL).
+	RetRegs *Layout
+
+	// Memory is the guest memory map.
+	Memory MemoryMap
+
+	// Toolchain: the GNU binutils target prefix and its Debian package.
+	Triple         string
+	BinutilsPkg    string
+	AsFlags        []string // extra assembler flags (s390x: -march=z196)
+	UnicornArch    int      // uc_arch
+	UnicornMode    int      // uc_mode
+	ReturnStubCode []byte   // a plain return: x86 "ret", s390x "br %r14"
+}
+
+// Reg returns the index of the register called name (with or without '%').
+func (a *Arch) Reg(name string) (int, bool) {
+	name = strings.TrimPrefix(strings.ToLower(name), "%")
+	for i, r := range a.Regs {
+		if r.Name == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// MustReg is Reg for names known at compile time; it panics on a typo, which
+// only a programming error in this project can cause.
+func (a *Arch) MustReg(name string) int {
+	i, ok := a.Reg(name)
+	if !ok {
+		panic(fmt.Sprintf("regs: %s has no register %q", a.Name, name))
+	}
+	return i
+}
+
+// RegNames lists the register names in RegFile order.
+func (a *Arch) RegNames() []string {
+	out := make([]string, len(a.Regs))
+	for i, r := range a.Regs {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// IsVolatile reports whether register i may change across a C call.
+func (a *Arch) IsVolatile(i int) bool { return contains(a.Volatile, i) }
+
+// IsCalleeSaved reports whether register i must survive a C call.
+func (a *Arch) IsCalleeSaved(i int) bool { return contains(a.CalleeSaved, i) }
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Word reads a guest word from b in the architecture's byte order.
+func (a *Arch) Word(b []byte) uint64 { return a.ByteOrder.Uint64(b) }
+
+// PutWord writes a guest word into b in the architecture's byte order.
+func (a *Arch) PutWord(b []byte, v uint64) { a.ByteOrder.PutUint64(b, v) }
+
+// FormatRegs renders a register file as "name=value" pairs, four a line.
+func (a *Arch) FormatRegs(f *RegFile) string {
+	var b strings.Builder
+	for i, r := range a.Regs {
+		if i > 0 {
+			if i%4 == 0 {
+				b.WriteString("\n")
+			} else {
+				b.WriteString("  ")
+			}
+		}
+		fmt.Fprintf(&b, "%-6s 0x%016x", r.Name, f[i])
+	}
+	return b.String()
+}
+
+// Arches lists the supported architectures.
+var Arches = []*Arch{X86_64, S390X}
+
+// ArchByName finds an architecture by name; the error names the valid ones.
+func ArchByName(name string) (*Arch, error) {
+	switch strings.ToLower(name) {
+	case "x86_64", "x86-64", "amd64", "x86":
+		return X86_64, nil
+	case "s390x", "s390":
+		return S390X, nil
+	}
+	names := make([]string, len(Arches))
+	for i, a := range Arches {
+		names[i] = a.Name
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown architecture %q: valid are %s", name, strings.Join(names, ", "))
+}
+
+func indices(a *Arch, names ...string) []int {
+	out := make([]int, len(names))
+	for i, n := range names {
+		out[i] = a.MustReg(n)
+	}
+	return out
+}
