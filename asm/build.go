@@ -31,6 +31,8 @@ type Source struct {
 	// Unit groups sources for Image.Units (the code range each unit's text
 	// occupies): "entry", "exit", "workloads", ... Empty: the Name.
 	Unit string
+	// Defines are added to Options.Defines for this source only.
+	Defines map[string]string
 }
 
 // Options choose the target and the environment the sources see.
@@ -43,6 +45,10 @@ type Options struct {
 	// (consecutive 16-byte slots in the arch's stub region) unless a source
 	// defines them itself.
 	HostFuncs []string
+	// Headers are extra include files by name (#include "name").
+	Headers map[string][]byte
+	// IncludeDirs are searched too (a user file's own directory).
+	IncludeDirs []string
 }
 
 // Error is an assembler or linker failure with the messages that name the
@@ -121,9 +127,24 @@ func buildKey(opt Options, srcs []Source) string {
 	for _, f := range opt.HostFuncs {
 		fmt.Fprintf(h, "H%s\x00", f)
 	}
+	hdrs := make([]string, 0, len(opt.Headers))
+	for k := range opt.Headers {
+		hdrs = append(hdrs, k)
+	}
+	sort.Strings(hdrs)
+	for _, k := range hdrs {
+		fmt.Fprintf(h, "I%s\x00%d\x00", k, len(opt.Headers[k]))
+		h.Write(opt.Headers[k])
+	}
+	for _, d := range opt.IncludeDirs {
+		fmt.Fprintf(h, "P%s\x00", d)
+	}
 	for _, s := range srcs {
 		fmt.Fprintf(h, "S%s\x00%s\x00%d\x00", s.Name, s.Unit, len(s.Text))
 		h.Write(s.Text)
+		for _, k := range sortedKeys(s.Defines) {
+			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
+		}
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -159,7 +180,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	}
 	defer os.RemoveAll(dir)
 	inc := filepath.Join(dir, "include")
-	if err := writeIncludes(inc, a, srcs); err != nil {
+	if err := writeIncludes(inc, a, srcs, opt); err != nil {
 		return nil, err
 	}
 
@@ -168,7 +189,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	unitObjs := map[string][]string{}
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
-		pre, err := preprocess(cppPath, dir, inc, a, opt.Defines, s, base)
+		pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
 		if err != nil {
 			return nil, err
 		}
@@ -232,16 +253,26 @@ func build(opt Options, srcs []Source) (*Image, error) {
 // writeIncludes creates the include directory: asm/asm-offsets.h from regs,
 // the prelude, and an empty file for every other header a source includes
 // (kernel headers whose macros the prelude already provides).
-func writeIncludes(inc string, a *regs.Arch, srcs []Source) error {
+func writeIncludes(inc string, a *regs.Arch, srcs []Source, opt Options) error {
 	files := map[string]string{
-		"asm/asm-offsets.h":   regs.AsmOffsetsHeader(a),
+		"asm/asm-offsets.h":  regs.AsmOffsetsHeader(a),
 		"trampemu-prelude.h": Prelude(a),
 	}
+	for name, text := range opt.Headers {
+		files[filepath.Clean(name)] = string(text)
+	}
+	texts := [][]byte{}
 	for _, s := range srcs {
-		for _, m := range includeRE.FindAllSubmatch(s.Text, -1) {
+		texts = append(texts, s.Text)
+	}
+	for _, t := range opt.Headers {
+		texts = append(texts, t)
+	}
+	for _, t := range texts {
+		for _, m := range includeRE.FindAllSubmatch(t, -1) {
 			name := filepath.Clean(string(m[1]))
-			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") {
-				continue // left for cpp to report
+			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") || inDirs(opt.IncludeDirs, name) {
+				continue // left for cpp to find or report
 			}
 			if _, ok := files[name]; !ok {
 				files[name] = "/* provided by trampemu's prelude */\n"
@@ -260,7 +291,25 @@ func writeIncludes(inc string, a *regs.Arch, srcs []Source) error {
 	return nil
 }
 
-func preprocess(cpp, dir, inc string, a *regs.Arch, defines map[string]string, s Source, base string) (string, error) {
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func inDirs(dirs []string, name string) bool {
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base string) (string, error) {
 	in := filepath.Join(dir, base+".S")
 	// A linemarker first, so cpp and as name the user's file in messages.
 	text := append([]byte(fmt.Sprintf("#line 1 %q\n", s.Name)), s.Text...)
@@ -268,14 +317,19 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, defines map[string]string, s
 		return "", fmt.Errorf("asm: %w", err)
 	}
 	out := filepath.Join(dir, base+".s")
-	args := []string{"-x", "assembler-with-cpp", "-undef", "-nostdinc", "-I", inc,
-		"-include", filepath.Join(inc, "trampemu-prelude.h")}
-	keys := make([]string, 0, len(defines))
-	for k := range defines {
-		keys = append(keys, k)
+	args := []string{"-x", "assembler-with-cpp", "-undef", "-nostdinc", "-I", inc}
+	for _, d := range opt.IncludeDirs {
+		args = append(args, "-I", d)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	args = append(args, "-include", filepath.Join(inc, "trampemu-prelude.h"))
+	defines := map[string]string{}
+	for k, v := range opt.Defines {
+		defines[k] = v
+	}
+	for k, v := range s.Defines {
+		defines[k] = v
+	}
+	for _, k := range sortedKeys(defines) {
 		if v := defines[k]; v != "" {
 			args = append(args, "-D"+k+"="+v)
 		} else {
@@ -346,7 +400,10 @@ func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, ho
 		fmt.Fprintf(&b, "    __trampemu_unit%d_end = .;\n", i)
 	}
 	fmt.Fprintf(&b, "  }\n  . = %#x;\n", m.Data.Base)
-	b.WriteString("  .data : { *(.data .data.* .rodata .rodata.* .got .got.plt .igot.plt .bss .bss.* COMMON) }\n")
+	b.WriteString("  .data : {\n    *(.data .data.* .rodata .rodata.* .got .got.plt .igot.plt)\n")
+	// The call sites of traced functions, as the kernel collects them.
+	b.WriteString("    . = ALIGN(8);\n    __start_mcount_loc = .;\n    KEEP(*(__mcount_loc))\n    __stop_mcount_loc = .;\n")
+	b.WriteString("    *(.bss .bss.* COMMON)\n  }\n")
 	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_unwind* .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
 	b.WriteString("}\n")
 	for i, h := range hosts {

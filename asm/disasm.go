@@ -41,28 +41,33 @@ type Inst struct {
 	MemKnown bool
 	Flow     Flow
 	Target   uint64 // direct branch target (Flow Call, Jump, CondJump)
-	// Mem lists the storage operands (s390x D(X,B) and D(L,B) forms), so a
-	// fault can be located from the register file.
+	// Mem lists the memory accesses with their operands, implicit stack
+	// traffic included (x86 push/pop/call/ret), so that an emulator can
+	// compute each effective address from the registers before the
+	// instruction runs (fault location, memory probes).
 	Mem []MemRef
 }
 
-// MemRef is a base+index+displacement storage operand. Base and Index are
-// general-register numbers, -1 for none (s390x register 0 in an address
-// position means none).
+// MemRef is one memory access: base + index*scale + disp. Base and Index
+// are register indices of the arch (regs.Arch.Regs), -1 for none; a
+// rip-relative x86 operand has Base -1 and the absolute address in Disp.
 type MemRef struct {
 	Base, Index int
+	Scale       int // 1 when there is no index
 	Disp        int64
 	Size        int // bytes accessed; 0 when unknown
+	Load, Store bool
 }
 
-// Addr computes the operand's effective address from general registers.
-func (r MemRef) Addr(gpr func(int) uint64) uint64 {
+// Addr computes the operand's effective address from the register file
+// (indices as in regs.Arch.Regs).
+func (r MemRef) Addr(reg func(int) uint64) uint64 {
 	a := uint64(r.Disp)
 	if r.Base >= 0 {
-		a += gpr(r.Base)
+		a += reg(r.Base)
 	}
 	if r.Index >= 0 {
-		a += gpr(r.Index)
+		a += reg(r.Index) * uint64(max(r.Scale, 1))
 	}
 	return a
 }
@@ -165,7 +170,76 @@ func (d x86Dis) Decode(code []byte, pc uint64) (in Inst, err error) {
 		in.Target = target
 	}
 	x86Facts(&in, x, hasTarget)
+	x86MemRefs(&in, x)
 	return in, nil
+}
+
+// x86RegIndex maps a 64-bit x86asm register to its index in regs.X86_64.
+func x86RegIndex(r x86asm.Reg) int {
+	if r == 0 {
+		return -1
+	}
+	if i, ok := regs.X86_64.Reg(strings.ToLower(r.String())); ok {
+		return i
+	}
+	return -2 // a register the tool does not track (e.g. 32-bit addressing)
+}
+
+// x86MemRefs lists the memory accesses of an x86 instruction: the explicit
+// operand (with the direction x86Facts found) and implicit stack traffic.
+func x86MemRefs(in *Inst, x x86asm.Inst) {
+	if !in.MemKnown {
+		return
+	}
+	rsp := regs.X86_64.SP
+	for i, a := range x.Args {
+		m, ok := a.(x86asm.Mem)
+		if !ok {
+			continue
+		}
+		ref := MemRef{Base: x86RegIndex(m.Base), Index: x86RegIndex(m.Index), Scale: max(int(m.Scale), 1), Disp: m.Disp, Size: x.MemBytes}
+		if m.Base == x86asm.RIP {
+			ref.Base, ref.Disp = -1, int64(in.Addr)+int64(in.Len)+m.Disp
+		}
+		if ref.Base == -2 || ref.Index == -2 {
+			in.MemKnown = false
+			in.Mem = nil
+			return
+		}
+		switch x.Op {
+		case x86asm.LEA, x86asm.NOP:
+			continue
+		case x86asm.PUSH, x86asm.CALL, x86asm.JMP:
+			ref.Load, ref.Size = true, 8
+		case x86asm.POP:
+			ref.Store, ref.Size = true, 8
+		default:
+			// Direction from the counts: the operand is read, written, or both.
+			ref.Load = in.Loads > 0 && !isMovStore(x, i)
+			ref.Store = in.Stores > 0 && i == 0
+		}
+		in.Mem = append(in.Mem, ref)
+	}
+	stack := func(disp int64, load bool) {
+		in.Mem = append(in.Mem, MemRef{Base: rsp, Index: -1, Scale: 1, Disp: disp, Size: 8, Load: load, Store: !load})
+	}
+	switch x.Op {
+	case x86asm.PUSH, x86asm.CALL, x86asm.PUSHF, x86asm.PUSHFQ:
+		stack(-8, false)
+	case x86asm.POP, x86asm.RET, x86asm.POPF, x86asm.POPFQ:
+		stack(0, true)
+	}
+}
+
+// isMovStore reports whether operand i of a move-class instruction is its
+// destination (written, not read).
+func isMovStore(x x86asm.Inst, i int) bool {
+	switch x.Op {
+	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.MOVQ, x86asm.MOVD,
+		x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVBE:
+		return i == 0
+	}
+	return false
 }
 
 // gnuSuffixes drops the operand-size suffixes that x86asm adds and binutils
@@ -378,6 +452,17 @@ var (
 	}
 )
 
+// relLoadStore describes the access of a relative-long load or store.
+func relLoadStore(op string, in *Inst) (MemRef, bool) {
+	if !strings.HasSuffix(op, "rl") || op == "larl" || op == "exrl" {
+		return MemRef{}, false
+	}
+	if in.Loads+in.Stores == 0 {
+		return MemRef{}, false
+	}
+	return MemRef{Base: -1, Index: -1, Scale: 1, Size: in.LoadBytes + in.StoreBytes, Load: in.Loads > 0, Store: in.Stores > 0}, true
+}
+
 func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 	op := strings.ToLower(x.Op.String()) // the base mnemonic (brcl, not jgnop)
 	load := func(n int) { in.Loads++; in.LoadBytes += n }
@@ -392,10 +477,10 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 	for _, a := range x.Args {
 		switch v := a.(type) {
 		case s390xasm.Disp12:
-			in.Mem = append(in.Mem, MemRef{Base: -1, Index: -1, Disp: int64(v)})
+			in.Mem = append(in.Mem, MemRef{Base: -1, Index: -1, Scale: 1, Disp: int64(v)})
 			cur = &in.Mem[len(in.Mem)-1]
 		case s390xasm.Disp20:
-			in.Mem = append(in.Mem, MemRef{Base: -1, Index: -1, Disp: int64(int32(uint32(v)<<12) >> 12)})
+			in.Mem = append(in.Mem, MemRef{Base: -1, Index: -1, Scale: 1, Disp: int64(int32(uint32(v)<<12) >> 12)})
 			cur = &in.Mem[len(in.Mem)-1]
 		case s390xasm.Base:
 			if cur != nil && v != 0 {
@@ -459,12 +544,22 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 		in.MemKnown = false
 	}
 	for i := range in.Mem {
+		r := &in.Mem[i]
 		switch {
 		case s390xSS[op].loads+s390xSS[op].stores > 0:
-			in.Mem[i].Size = length
+			// SS format: operand 1 is read and written (mvc: written), operand 2 read.
+			r.Size = length
+			r.Load = i == 1 || op != "mvc"
+			r.Store = i == 0 && s390xSS[op].stores > 0
 		case len(in.Mem) == 1:
-			in.Mem[i].Size = in.LoadBytes + in.StoreBytes
+			r.Size = in.LoadBytes + in.StoreBytes
+			r.Load, r.Store = in.Loads > 0, in.Stores > 0
 		}
+	}
+	if lr, ok := relLoadStore(op, in); ok && hasRel {
+		// Relative-long loads/stores (lgrl, stgrl): the address is static.
+		lr.Disp = int64(in.Addr) + rel
+		in.Mem = append(in.Mem, lr)
 	}
 	target := uint64(int64(in.Addr) + rel)
 	switch op {

@@ -19,7 +19,9 @@ type Image struct {
 	Units []Unit
 	// HostFuncs maps each host-function symbol to its stub address.
 	HostFuncs map[string]uint64
-	byName    map[string]int
+	// ELF is the linked file (for objdump and for saving).
+	ELF    []byte
+	byName map[string]int
 }
 
 // Section is one allocated section of the image.
@@ -73,7 +75,7 @@ func LoadELF(a *regs.Arch, data []byte) (im *Image, err error) {
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("ELF class is %v, want ELFCLASS64", f.Class)
 	}
-	im = &Image{Arch: a, byName: map[string]int{}}
+	im = &Image{Arch: a, byName: map[string]int{}, ELF: data}
 	for _, s := range f.Sections {
 		if s.Flags&elf.SHF_ALLOC == 0 || s.Size == 0 {
 			continue
@@ -263,4 +265,21 @@ func (im *Image) FuncRange(name string) (start, end uint64, ok bool) {
 		}
 	}
 	return s.Addr, end, true
+}
+
+// McountLoc returns the call sites of traced functions that the sources
+// recorded in section __mcount_loc (one word each), as the kernel collects
+// them for dynamic ftrace.
+func (im *Image) McountLoc() []uint64 {
+	start, ok1 := im.Symbol("__start_mcount_loc")
+	stop, ok2 := im.Symbol("__stop_mcount_loc")
+	if !ok1 || !ok2 || stop <= start {
+		return nil
+	}
+	b := im.Bytes(start, int(stop-start))
+	var out []uint64
+	for i := 0; i+8 <= len(b); i += 8 {
+		out = append(out, im.Arch.Word(b[i:]))
+	}
+	return out
 }

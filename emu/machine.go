@@ -303,6 +303,9 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 		}
 	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "x86_64" && m.c.intno == 6:
 		e.Kind, e.Detail = KindInvalid, "invalid opcode (#UD)"
+	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3 && m.span(pc, 2) == nil:
+		e.Kind, e.Detail = KindFault, "instruction fetch outside guest memory"
+		e.Addr, e.Size, e.HasAddr = pc, 2, true
 	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3 && m.badOperand(e):
 		// Unicorn's s390x raises an addressing exception for storage outside
 		// the mapped regions without calling the invalid-memory hook.

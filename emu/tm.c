@@ -40,6 +40,12 @@ void tm_free(tm *m) {
 		return;
 	if (m->uc)
 		uc_close(m->uc);
+	for (tm_probe *p = m->probes; p;) {
+		tm_probe *n = p->next;
+		free(p);
+		p = n;
+	}
+	free(m->log);
 	free(m->blocks);
 	free(m);
 }
@@ -243,6 +249,61 @@ uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max) {
 }
 
 void tm_stop(tm *m) { uc_emu_stop(m->uc); }
+
+static void tm_probe_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm_probe *p = user;
+	tm *m = p->m;
+	if (!m->probing)
+		return;
+	uint64_t a = (uint64_t)p->disp, v = 0;
+	if (p->base >= 0) {
+		uc_reg_read(uc, p->base, &v);
+		a += v;
+	}
+	if (p->index >= 0) {
+		uc_reg_read(uc, p->index, &v);
+		a += v * (uint64_t)p->scale;
+	}
+	if (m->log_n < m->log_cap) {
+		tm_access *e = &m->log[m->log_n++];
+		e->pc = addr;
+		e->addr = a;
+		e->size = p->size;
+		e->flags = p->flags;
+	} else {
+		m->log_overflow = 1;
+	}
+}
+
+// tm_add_probe logs the effective address of one memory access of the
+// instruction at pc each time it runs (while probing is on). A C hook on
+// that address only: no memory hook, which would slow every access.
+uc_err tm_add_probe(tm *m, uint64_t pc, int base, int index, int scale, int64_t disp, uint32_t size, uint32_t flags) {
+	if (!m->log) {
+		m->log_cap = 1 << 16;
+		m->log = calloc(m->log_cap, sizeof(tm_access));
+		if (!m->log)
+			return UC_ERR_NOMEM;
+	}
+	tm_probe *p = calloc(1, sizeof(tm_probe));
+	if (!p)
+		return UC_ERR_NOMEM;
+	p->m = m;
+	p->base = base;
+	p->index = index;
+	p->scale = scale;
+	p->disp = disp;
+	p->size = size;
+	p->flags = flags;
+	uc_err err = uc_hook_add(m->uc, &p->hook, UC_HOOK_CODE, (void *)tm_probe_hook, p, pc, pc);
+	if (err != UC_ERR_OK) {
+		free(p);
+		return err;
+	}
+	p->next = m->probes;
+	m->probes = p;
+	return UC_ERR_OK;
+}
 
 // tm_x86_paging turns on 4-level paging with the page tables at physical
 // address cr3. The guest's kernel addresses (0xffffffff81000000, ...) then

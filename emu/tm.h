@@ -23,6 +23,26 @@ typedef struct tm_block {
 	uint64_t count;
 } tm_block;
 
+typedef struct tm_access {
+	uint64_t pc;
+	uint64_t addr;
+	uint32_t size;
+	uint32_t flags; // 1 load, 2 store
+} tm_access;
+
+struct tm;
+
+typedef struct tm_probe {
+	struct tm *m;
+	int base, index; // Unicorn register ids, -1 for none
+	int scale;
+	int64_t disp;
+	uint32_t size;
+	uint32_t flags;
+	uc_hook hook;
+	struct tm_probe *next;
+} tm_probe;
+
 typedef struct tm {
 	uc_engine *uc;
 	uintptr_t handle; // cgo.Handle of the Go Machine
@@ -50,6 +70,13 @@ typedef struct tm {
 	int fault_size;
 
 	uc_hook h_block, h_host, h_intr, h_mem;
+
+	// memory probes: accesses of chosen instructions, logged while probing
+	tm_probe *probes;
+	int probing;
+	tm_access *log;
+	uint32_t log_cap, log_n;
+	int log_overflow;
 } tm;
 
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);
@@ -66,6 +93,7 @@ void tm_reset_counts(tm *m);
 uint32_t tm_block_count(tm *m);
 uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max);
 void tm_stop(tm *m);
+uc_err tm_add_probe(tm *m, uint64_t pc, int base, int index, int scale, int64_t disp, uint32_t size, uint32_t flags);
 uc_err tm_x86_paging(tm *m, uint64_t cr3);
 uint64_t tm_x86_cr2(tm *m);
 unsigned int tm_version(unsigned int *major, unsigned int *minor);

@@ -48,6 +48,9 @@ type Arch struct {
 	Ret         []int // integer return registers
 	CalleeSaved []int // preserved across a call (sp included)
 	Volatile    []int // a C function may leave any value in these
+	// EntryScratch are registers with no meaning at a traced function's
+	// entry (s390x r0/r1: brasl %r0 puts ip+6 in r0, the trampoline uses r1).
+	EntryScratch []int
 
 	// StackArgOffset: byte offset from the stack pointer at function entry
 	// (or from ftrace_regs' saved sp) to the first argument passed on the
@@ -110,6 +113,9 @@ func (a *Arch) RegNames() []string {
 
 // IsVolatile reports whether register i may change across a C call.
 func (a *Arch) IsVolatile(i int) bool { return contains(a.Volatile, i) }
+
+// IsEntryScratch reports whether register i is scratch at function entry.
+func (a *Arch) IsEntryScratch(i int) bool { return contains(a.EntryScratch, i) }
 
 // IsCalleeSaved reports whether register i must survive a C call.
 func (a *Arch) IsCalleeSaved(i int) bool { return contains(a.CalleeSaved, i) }

@@ -68,6 +68,9 @@ var S390X = func() *Arch {
 	a.Ret = indices(a, "r2")
 	a.CalleeSaved = indices(a, "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13", "r15")
 	a.Volatile = indices(a, "r0", "r1", "r2", "r3", "r4", "r5", "r14", "pswm")
+	// The call site "brasl %r0,ftrace_caller" (arch/s390/kernel/ftrace.c)
+	// leaves ip+6 in r0; the trampoline may change only r0 and r1.
+	a.EntryScratch = indices(a, "r0", "r1")
 
 	// Accessors: arch/s390/include/asm/ftrace.h (v6.14): argument n < 5 is
 	// gprs[2+n], stack pointer and frame pointer are gprs[15], return address

@@ -1,0 +1,383 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"trampemu/emu"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// analyzer checks the invocations of one trampoline (the one under test).
+type analyzer struct {
+	h    *harness.Harness
+	a    *regs.Arch
+	t    harness.Tramp
+	conv convention
+	col  collector
+
+	written   map[string]bool // slots the trampoline's code filled, over all invocations
+	stackUsed uint64          // deepest store below the entry sp
+	volKept   map[string]int  // s390x exit r3-r5: kept / changed counts
+}
+
+func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
+	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{}}
+}
+
+func (z *analyzer) reg(i int) string { return z.a.Regs[i].Name }
+
+func (z *analyzer) where(addr uint64) string { return z.h.Describe(addr) }
+
+func (z *analyzer) roleName() string {
+	if z.t.Role == trampolines.Entry {
+		return "the entry trampoline"
+	}
+	return "return_to_handler"
+}
+
+// call checks one workload call: its result and every invocation of the
+// trampoline under test.
+func (z *analyzer) call(c *harness.Call) {
+	for _, inv := range c.Invocations {
+		if inv.Role == z.t.Role {
+			z.invocation(inv)
+		}
+	}
+	if !c.Done {
+		return
+	}
+	for i, want := range c.Want {
+		if i < len(c.Results) && c.Results[i] != want {
+			reg := z.reg(z.a.Ret[min(i, len(z.a.Ret)-1)])
+			if len(c.Want) > len(z.a.Ret) || (c.Workload == "ret16") {
+				reg = ""
+			}
+			z.col.add(Clobber, "", reg, fmt.Sprintf("%s returned a wrong result (word %d)", c.Workload, i),
+				fmt.Sprintf("%#x, want %#x", c.Results[i], want))
+		}
+	}
+}
+
+// runError turns a run that did not finish into a finding.
+func (z *analyzer) runError(err error) {
+	e, ok := emu.AsError(err)
+	if !ok {
+		z.col.add(Fault, "", "", "the run failed", err.Error())
+		return
+	}
+	kind := Fault
+	switch e.Kind {
+	case emu.KindLimit, emu.KindTimeout, emu.KindStopped:
+		kind = Control
+	}
+	summary := fmt.Sprintf("%s at %s: %s", e.Kind, e.Where, e.Insn)
+	detail := e.Detail
+	if e.HasAddr {
+		detail += fmt.Sprintf(" (address %#x)", e.Addr)
+	}
+	if e.Err != nil {
+		detail = e.Err.Error()
+	}
+	z.col.add(kind, "", "", summary, detail)
+}
+
+func (z *analyzer) invocation(inv *harness.Invocation) {
+	a, conv, role := z.a, z.conv, z.t.Role
+	sp := inv.Before[a.SP]
+	if inv.Left {
+		z.control(inv)
+		if want := conv.wantSP(role, inv, a.SP); inv.After[a.SP] != want {
+			z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("sp not restored by %s", z.roleName()),
+				fmt.Sprintf("leaves with sp = entry sp %+d, want %+d", int64(inv.After[a.SP]-sp), int64(want-sp)))
+		}
+		z.clobbers(inv)
+	}
+	for i := range inv.Calls {
+		z.hostCall(inv, &inv.Calls[i])
+	}
+	z.frame(inv)
+	for _, rd := range inv.Reads {
+		if !rd.Stale {
+			continue
+		}
+		if rd.Slot == "" {
+			z.col.add(StaleRead, "", "", fmt.Sprintf("%s read a stack word nobody wrote (%s)", rd.Caller, rd.Accessor),
+				fmt.Sprintf("at entry sp %+d", int64(rd.Addr-sp)))
+			continue
+		}
+		z.col.add(StaleRead, rd.Slot, "", fmt.Sprintf("%s read %s through %s, but %s never wrote it", rd.Caller, rd.Slot, rd.Accessor, z.roleName()), "")
+	}
+	z.stackWrites(inv)
+}
+
+func (z *analyzer) control(inv *harness.Invocation) {
+	if inv.WantPC != 0 && inv.LeavePC != inv.WantPC {
+		z.col.add(Control, "", "", fmt.Sprintf("%s did not return where it should", z.roleName()),
+			fmt.Sprintf("went to %s, want %s", z.where(inv.LeavePC), z.where(inv.WantPC)))
+	}
+}
+
+func (z *analyzer) clobbers(inv *harness.Invocation) {
+	a := z.a
+	for _, i := range z.conv.keep[z.t.Role] {
+		if inv.After[i] != inv.Before[i] {
+			z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s", z.reg(i), z.roleName()),
+				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
+		}
+	}
+	if a.Link >= 0 {
+		want := inv.Before[a.Link]
+		if inv.HasLink {
+			want = inv.WantLink
+		}
+		if z.t.Role == trampolines.Exit && inv.WantPC != 0 {
+			want = inv.WantPC
+		}
+		if inv.After[a.Link] != want {
+			z.col.add(Clobber, "", z.reg(a.Link), fmt.Sprintf("%%%s is not the return address the traced code needs", z.reg(a.Link)),
+				fmt.Sprintf("%s, want %s", z.where(inv.After[a.Link]), z.where(want)))
+		}
+	}
+	for _, i := range z.conv.volatileInfo[z.t.Role] {
+		if inv.After[i] == inv.Before[i] {
+			z.volKept["kept"]++
+		} else {
+			z.volKept["changed"]++
+		}
+	}
+}
+
+func clobberNote(i int, v uint64) string {
+	if v == emu.ClobberValue(i) {
+		return ": the value a C function left there"
+	}
+	if v>>48 == harness.Poison(0)>>48 {
+		return ": stack poison (loaded from a slot nobody wrote)"
+	}
+	return ""
+}
+
+func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
+	a := z.a
+	sp := hc.Regs[a.SP]
+	callSP := sp
+	if a.Link < 0 {
+		callSP += 8 // x86-64: sp before the call pushed the return address
+	}
+	if callSP%8 != 0 {
+		z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("sp not 8-byte aligned at the call to %s", hc.Name),
+			fmt.Sprintf("sp = %#x", callSP))
+	}
+	if a.Name == "s390x" {
+		z.backchain(inv, hc)
+	}
+	// The C function's frame starts at sp: count it as the trampoline's
+	// stack use (x86-64: the pushed return address is below sp already).
+	if entry := inv.Before[a.SP]; callSP < entry {
+		used := entry - callSP
+		if a.Link < 0 {
+			used = entry - sp
+		}
+		if used > z.stackUsed && used < 1<<20 {
+			z.stackUsed = used
+		}
+	}
+	if hc.Name == harness.HostOpsListFunc && z.t.Role == trampolines.Entry {
+		z.callbackArgs(inv, hc)
+	}
+}
+
+// backchain: from r15 at the call, the chain must reach the traced
+// function's caller (r15 at trampoline entry) and then the driver's frame.
+func (z *analyzer) backchain(inv *harness.Invocation, hc *harness.HostCall) {
+	caller, driver := inv.Before[z.a.SP], z.h.DriverSP()
+	seenCaller := false
+	for _, f := range hc.Backchain {
+		if f == caller {
+			seenCaller = true
+		}
+		if f == driver && seenCaller {
+			return
+		}
+	}
+	what := "the traced function's caller"
+	if seenCaller {
+		what = "the driver's frame"
+	}
+	z.col.add(Backchain, "", "", fmt.Sprintf("back chain from r15 at the call to %s does not reach %s", hc.Name, what),
+		fmt.Sprintf("chain %s", z.chainText(hc.Backchain, caller)))
+}
+
+func (z *analyzer) chainText(chain []uint64, caller uint64) string {
+	s := ""
+	for i, f := range chain {
+		if i > 0 {
+			s += " -> "
+		}
+		if f >= caller-4096 && f <= caller+4096 && f != 0 {
+			s += fmt.Sprintf("R%+d", int64(f-caller))
+		} else {
+			s += fmt.Sprintf("%#x", f)
+		}
+	}
+	return s
+}
+
+// callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs).
+func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
+	a := z.a
+	ip := inv.EntryRet - uint64(a.McountInsnSize)
+	var parent uint64
+	if a.Link < 0 {
+		if len(inv.AboveBefore) >= 16 {
+			parent = a.Word(inv.AboveBefore[8:])
+		}
+	} else {
+		parent = inv.Before[a.Link]
+	}
+	args := []struct {
+		name string
+		want uint64
+	}{{"ip", ip}, {"parent_ip", parent}, {"op", z.h.K.FunctionTraceOp}}
+	for i, w := range args {
+		got := hc.Regs[a.Args[i]]
+		if got != w.want {
+			z.col.add(WrongValue, "", z.reg(a.Args[i]), fmt.Sprintf("callback argument %s is wrong", w.name),
+				fmt.Sprintf("%s, want %s", z.where(got), z.where(w.want)))
+		}
+	}
+}
+
+// frame checks the structure handed to C at the first host call that got
+// one: slot meanings, what was written, and what nobody read.
+func (z *analyzer) frame(inv *harness.Invocation) {
+	var hc *harness.HostCall
+	for i := range inv.Calls {
+		if inv.Calls[i].Layout != nil {
+			hc = &inv.Calls[i]
+			break
+		}
+	}
+	if hc == nil {
+		return
+	}
+	read := map[string]bool{}
+	for _, rd := range inv.Reads {
+		if rd.Slot != "" {
+			read[rd.Slot] = true
+		}
+	}
+	for _, s := range hc.Slots {
+		if !s.Written {
+			continue
+		}
+		z.written[s.Slot.Name] = true
+		var ignore uint64
+		if z.conv.ignoreBits != nil {
+			ignore = z.conv.ignoreBits(s.Slot)
+		}
+		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, z.h, s.Slot); ok && s.Value&^ignore != want&^ignore {
+			z.col.add(WrongValue, s.Slot.Name, "", fmt.Sprintf("%s does not hold what it means", s.Slot.Name),
+				fmt.Sprintf("%s, want %s", z.valueText(inv, s.Value), z.valueText(inv, want)))
+		}
+		addr := hc.Base + uint64(s.Slot.Off)
+		if read[s.Slot.Name] || loadedBy(inv.Accesses, addr, s.Slot.Size) {
+			continue
+		}
+		z.col.add(UnusedStore, s.Slot.Name, "", fmt.Sprintf("%s is written and never read", s.Slot.Name), "")
+	}
+}
+
+// valueText shows a value relative to the entry sp when it is near it.
+func (z *analyzer) valueText(inv *harness.Invocation, v uint64) string {
+	sp := inv.Before[z.a.SP]
+	if d := int64(v - sp); d > -4096 && d < 4096 {
+		return fmt.Sprintf("entry sp %+d", d)
+	}
+	return z.where(v)
+}
+
+func loadedBy(acc []emu.Access, addr uint64, size int) bool {
+	for _, x := range acc {
+		if x.Load && x.Addr < addr+uint64(size) && addr < x.Addr+uint64(x.Size) {
+			return true
+		}
+	}
+	return false
+}
+
+// stackWrites: words above the entry sp that changed (or were stored to)
+// outside what the trampoline may write, not counting the kernel's own
+// writes (graph tracing rewrites the return-address slot); and the depth
+// of its own frame.
+func (z *analyzer) stackWrites(inv *harness.Invocation) {
+	a := z.a
+	sp := inv.Before[a.SP]
+	bad := map[uint64]uint64{} // offset -> pc (0 when unknown)
+	goWrote := func(addr uint64) bool {
+		for w, n := range inv.GoWrites {
+			if addr < w+uint64(n) && w < addr+8 {
+				return true
+			}
+		}
+		return false
+	}
+	if len(inv.AboveAfter) == len(inv.AboveBefore) {
+		for off := 0; off+8 <= len(inv.AboveBefore); off += 8 {
+			if a.Word(inv.AboveBefore[off:]) != a.Word(inv.AboveAfter[off:]) &&
+				!z.conv.allowedAbove(z.t.Role, uint64(off)) && !goWrote(sp+uint64(off)) {
+				bad[uint64(off)] = 0
+			}
+		}
+	}
+	for _, x := range inv.Accesses {
+		if !x.Store {
+			continue
+		}
+		if x.Addr < sp {
+			if d := sp - x.Addr; d > z.stackUsed && d < 1<<20 {
+				z.stackUsed = d
+			}
+			continue
+		}
+		off := x.Addr - sp
+		if off < harness.AboveWindow && !z.conv.allowedAbove(z.t.Role, off&^7) {
+			bad[off&^7] = x.PC
+		}
+	}
+	offs := make([]uint64, 0, len(bad))
+	for off := range bad {
+		offs = append(offs, off)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	for _, off := range offs {
+		by := ""
+		if pc := bad[off]; pc != 0 {
+			by = " by " + z.where(pc)
+		}
+		z.col.add(Stack, "", "", fmt.Sprintf("%s wrote the caller's stack at entry sp+%d", z.roleName(), off), "stored"+by)
+	}
+}
+
+// finish adds the aggregated info findings.
+func (z *analyzer) finish() {
+	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
+		return
+	}
+	names := ""
+	for i, r := range z.conv.volatileInfo[z.t.Role] {
+		if i > 0 {
+			names += ", "
+		}
+		names += "%" + z.reg(r)
+	}
+	switch {
+	case z.volKept["changed"] == 0 && z.volKept["kept"] > 0:
+		z.col.add(Volatile, "", "", names+" kept across return_to_handler: volatile after a return, the ABI does not ask for it", "")
+	case z.volKept["changed"] > 0:
+		z.col.add(Volatile, "", "", names+" not kept across return_to_handler (allowed: volatile after a return)", "")
+	}
+}

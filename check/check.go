@@ -1,0 +1,156 @@
+package check
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Config is one check: a trampoline, its partner for the other role, the
+// workloads and the scenario.
+type Config struct {
+	Arch  *regs.Arch
+	Tramp harness.Tramp
+	// Partner is the trampoline for the other role; nil takes the variant's
+	// intended pair (for a user's file: the kernel's current variant).
+	Partner *harness.Tramp
+	// Workloads to run; nil: all of the arch.
+	Workloads []string
+	Scenario  harness.Scenario
+	// Calls per workload, each with a fresh random register file and
+	// arguments; 0 means 8.
+	Calls int
+	Seed  uint64
+	// NoClobber: host functions leave volatile registers alone.
+	NoClobber bool
+}
+
+// Run checks cfg.Tramp on every workload and returns one Result per
+// workload. An error means the check could not run at all (assembly, link,
+// setup); problems of the trampoline are findings.
+func Run(cfg Config) ([]Result, error) {
+	a := cfg.Arch
+	partner := cfg.Partner
+	if partner == nil {
+		p, err := harness.Pair(a, cfg.Tramp)
+		if err != nil {
+			return nil, err
+		}
+		partner = &p
+	}
+	setup := harness.Setup{Arch: a, Entry: cfg.Tramp, Exit: *partner}
+	if cfg.Tramp.Role == trampolines.Exit {
+		setup.Entry, setup.Exit = *partner, cfg.Tramp
+	}
+	wls := cfg.Workloads
+	if len(wls) == 0 {
+		wls = harness.WorkloadNames(a)
+	}
+	if cfg.Scenario.Name == "" {
+		s, _ := harness.FindScenario("default")
+		cfg.Scenario = s
+	}
+	if cfg.Calls <= 0 {
+		cfg.Calls = 8
+	}
+	var out []Result
+	for wi, w := range wls {
+		if _, err := harness.FindWorkload(a, w); err != nil {
+			return nil, err
+		}
+		r, err := runOne(cfg, setup, w, uint64(wi))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result, error) {
+	a := cfg.Arch
+	other := setup.Exit
+	if cfg.Tramp.Role == trampolines.Exit {
+		other = setup.Entry
+	}
+	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
+		Workload: workload, Scenario: cfg.Scenario.Name}
+	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber})
+	if err != nil {
+		return res, err
+	}
+	defer h.Close()
+	if err := h.Install(cfg.Scenario); err != nil {
+		return res, err
+	}
+	if err := h.Enable(); err != nil {
+		return res, err
+	}
+	z := newAnalyzer(h, cfg.Tramp)
+	for _, in := range h.Unknown {
+		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
+			h.Describe(in.Addr)+": "+in.Text)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, wi))
+	calls := make([]*harness.Call, cfg.Calls)
+	for i := range calls {
+		c, err := h.NewCall(workload, rng)
+		if err != nil {
+			return res, err
+		}
+		calls[i] = c
+	}
+	h.M.ResetCounts()
+	runErr := h.RunChecked(calls)
+	if runErr != nil {
+		z.runError(runErr)
+	}
+	for _, c := range calls {
+		z.call(c)
+	}
+	z.finish()
+	res.Findings = z.col.findings()
+	res.OK = res.Errors() == 0
+
+	unit := h.EntryUnit()
+	runs := h.Dispatches
+	if cfg.Tramp.Role == trampolines.Exit {
+		unit, runs = h.ExitUnit(), h.Returns
+	}
+	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
+	res.Metrics = m.per(runs)
+	res.Metrics.StackBytes = int(z.stackUsed)
+	for s := range z.written {
+		res.Metrics.Written = append(res.Metrics.Written, s)
+	}
+	order := map[string]int{}
+	layout := a.Frame
+	if cfg.Tramp.ExitABI == trampolines.ExitRetRegs {
+		layout = a.RetRegs
+	}
+	for i, s := range layout.Slots {
+		order[s.Name] = i
+	}
+	sort.Slice(res.Metrics.Written, func(i, j int) bool {
+		return order[res.Metrics.Written[i]] < order[res.Metrics.Written[j]]
+	})
+	return res, nil
+}
+
+// Variants returns the Tramps of the registry for an arch (all roles when
+// role is "").
+func Variants(a *regs.Arch, role trampolines.Role) ([]harness.Tramp, error) {
+	var out []harness.Tramp
+	for _, v := range harness.VariantsOf(a, role) {
+		t, err := harness.FromVariant(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Name, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+// Package check turns the harness's observations of trampoline runs into
+// findings (ARCHITECTURE.md's vocabulary) and cost metrics, per variant,
+// workload and scenario. It decides; it does not print.
+package check
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Kind is a finding's kind (the JSON "kind" field).
+type Kind string
+
+// Finding kinds.
+const (
+	// Clobber: a register the trampoline must preserve changed.
+	Clobber Kind = "clobber"
+	// Stack: sp not restored, a write outside the area the trampoline owns,
+	// or sp misaligned at a call.
+	Stack Kind = "stack"
+	// Control: control did not reach the expected address.
+	Control Kind = "control"
+	// Fault: a guest memory fault, invalid instruction, or a run that never
+	// finished (limit, timeout).
+	Fault Kind = "fault"
+	// StaleRead: C code read an ftrace_regs slot this invocation never wrote.
+	StaleRead Kind = "stale-read"
+	// WrongValue: a slot holds a value other than its meaning.
+	WrongValue Kind = "wrong-value"
+	// Backchain (s390x): the back chain from r15 at a host call does not
+	// reach the traced function's caller and the driver.
+	Backchain Kind = "backchain"
+	// UnusedStore (info): a slot written and never read by anyone.
+	UnusedStore Kind = "unused-store"
+	// Volatile (info): what an exit trampoline does with registers that are
+	// volatile after a return (s390x r3-r5).
+	Volatile Kind = "volatile"
+)
+
+// Kinds lists every kind, errors first.
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, UnusedStore, Volatile}
+
+// Severity of a finding.
+const (
+	Error = "error"
+	Info  = "info"
+)
+
+// Severity returns the severity of a kind.
+func (k Kind) Severity() string {
+	if k == UnusedStore || k == Volatile {
+		return Info
+	}
+	return Error
+}
+
+// Finding is one problem (or note) found in a trampoline, aggregated over
+// every invocation that showed it.
+type Finding struct {
+	Kind     Kind   `json:"kind"`
+	Severity string `json:"severity"`
+	Slot     string `json:"slot,omitempty"`
+	Register string `json:"register,omitempty"`
+	Message  string `json:"message"`
+	// Count is how many invocations showed it.
+	Count int `json:"count"`
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s", f.Kind)
+	if f.Slot != "" {
+		s += " " + f.Slot
+	}
+	if f.Register != "" {
+		s += " %" + f.Register
+	}
+	return s + ": " + f.Message
+}
+
+// Metrics is the cost of one traced call's run of the trampoline under test
+// (its own code only; host stubs and workloads are not counted).
+type Metrics struct {
+	Instructions float64 `json:"instructions"`
+	Loads        float64 `json:"loads"`
+	Stores       float64 `json:"stores"`
+	LoadBytes    float64 `json:"load_bytes"`
+	StoreBytes   float64 `json:"store_bytes"`
+	// StackBytes is how far below its entry sp the trampoline reaches: its
+	// deepest store, or the sp it calls C with, whichever is lower.
+	StackBytes int `json:"stack_bytes"`
+	// Calls is the number of trampoline runs the averages are over.
+	Calls uint64 `json:"calls"`
+	// Written lists the ftrace_regs slots the trampoline's code filled.
+	Written []string `json:"written,omitempty"`
+}
+
+// Result is the outcome for one (variant, workload, scenario).
+type Result struct {
+	Arch     string    `json:"arch"`
+	Variant  string    `json:"variant"`
+	Role     string    `json:"role"`
+	Pair     string    `json:"pair"`
+	Workload string    `json:"workload"`
+	Scenario string    `json:"scenario"`
+	OK       bool      `json:"ok"`
+	Findings []Finding `json:"findings"`
+	Metrics  Metrics   `json:"metrics"`
+}
+
+// Errors counts the error-severity findings.
+func (r Result) Errors() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == Error {
+			n++
+		}
+	}
+	return n
+}
+
+// Has reports whether the result has a finding of kind k (on slot, when
+// slot is not empty).
+func (r Result) Has(k Kind, slot string) bool {
+	for _, f := range r.Findings {
+		if f.Kind == k && (slot == "" || f.Slot == slot) {
+			return true
+		}
+	}
+	return false
+}
+
+// KindSet returns the distinct kinds of the result's findings of a severity
+// ("" for all).
+func (r Result) KindSet(severity string) []Kind {
+	seen := map[Kind]bool{}
+	var out []Kind
+	for _, f := range r.Findings {
+		if (severity == "" || f.Severity == severity) && !seen[f.Kind] {
+			seen[f.Kind] = true
+			out = append(out, f.Kind)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// collector aggregates findings by (kind, slot, register, message).
+type collector struct {
+	byKey map[string]*Finding
+	order []string
+}
+
+// add records a finding. Findings with the same kind, slot, register and
+// summary are one finding with a count; the message is the summary plus the
+// first occurrence's example (which names the values seen).
+func (c *collector) add(k Kind, slot, reg, summary, example string) {
+	key := string(k) + "\x00" + slot + "\x00" + reg + "\x00" + summary
+	if c.byKey == nil {
+		c.byKey = map[string]*Finding{}
+	}
+	if f, ok := c.byKey[key]; ok {
+		f.Count++
+		return
+	}
+	msg := summary
+	if example != "" {
+		msg += " (first seen: " + example + ")"
+	}
+	c.byKey[key] = &Finding{Kind: k, Severity: k.Severity(), Slot: slot, Register: reg, Message: msg, Count: 1}
+	c.order = append(c.order, key)
+}
+
+func (c *collector) findings() []Finding {
+	out := make([]Finding, 0, len(c.order))
+	for _, k := range c.order {
+		out = append(out, *c.byKey[k])
+	}
+	rank := map[Kind]int{}
+	for i, k := range Kinds {
+		rank[k] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Kind] < rank[out[j].Kind] })
+	return out
+}

@@ -1,0 +1,84 @@
+package check
+
+import (
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// s390xConvention: arch/s390/kernel/mcount.S and the s390x ELF ABI
+// (reference s390x.md).
+//   - Entry ("brasl %r0,ftrace_caller"): only r0 and r1 may change; r2-r15
+//     come back as they were, except r14 when the kernel rewrote the saved
+//     gprs[14] (graph tracing: return_to_handler).
+//   - Exit: r2 (the only integer return register) and r6-r13 survive, r15
+//     is the sp the traced function returned with, r14 the original return
+//     address. r3-r5 are volatile after a return (reported as info).
+//   - Above the entry sp: the caller's 160-byte area belongs to the traced
+//     function; a trampoline may use its scratch bytes 0-71 and the r14
+//     slot (136), and the entry trampoline writes the linkage words of its
+//     24-byte frame for the traced function (TRACED_FUNC_FRAME_SIZE: the
+//     r14/r15/back-chain slots of a frame at sp-24 fall on 112-135).
+func s390xConvention(a *regs.Arch) convention {
+	return convention{
+		keep: map[trampolines.Role][]int{
+			trampolines.Entry: regsByName(a, "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13"),
+			trampolines.Exit:  regsByName(a, "r2", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13"),
+		},
+		volatileInfo: map[trampolines.Role][]int{
+			trampolines.Exit: regsByName(a, "r3", "r4", "r5"),
+		},
+		allowedAbove: func(role trampolines.Role, off uint64) bool {
+			switch {
+			case off < 72: // scratch (struct stack_frame.empty)
+				return true
+			case off >= 136 && off < 144: // the r14 save slot
+				return true
+			case role == trampolines.Entry && off >= 136-regs.S390TracedFuncFrameSize && off < 136:
+				return true
+			}
+			return false
+		},
+		wantSP: func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		// psw.mask is compared without the condition code (bits 44-45):
+		// Unicorn's EPSW (QEMU op_epsw) reads psw_mask, whose CC bits QEMU
+		// does not keep current (it keeps the CC in cc_op), so the emulated
+		// value differs from hardware there.
+		ignoreBits: func(s regs.Slot) uint64 {
+			if s.Name == "psw.mask" {
+				return 3 << 44
+			}
+			return 0
+		},
+		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool) {
+			b := inv.Before
+			switch s.Name {
+			case "psw.addr":
+				if role == trampolines.Entry {
+					return b[0], true // r0 = ip + MCOUNT_INSN_SIZE
+				}
+				return 0, false // written by C
+			case "psw.mask":
+				return b[a.Flags], true
+			case "orig_gpr2":
+				return 0, role == trampolines.Entry
+			case "flags":
+				if role != trampolines.Entry {
+					return 0, false
+				}
+				if t.Symbol == "ftrace_regs_caller" {
+					return regs.S390PIFFtraceFullRegs, true
+				}
+				return 0, true
+			case "fp": // fgraph_ret_regs.fp (v6.5..v6.13): the caller's sp
+				return b[a.SP], true
+			case "gprs[0]", "gprs[1]":
+				return 0, false // scratch at the call: no meaning
+			}
+			if s.Reg >= 0 && s.Reg < 16 {
+				return b[s.Reg], true
+			}
+			return 0, false
+		},
+	}
+}

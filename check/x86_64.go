@@ -1,0 +1,70 @@
+package check
+
+import (
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// x86Convention: arch/x86/kernel/ftrace_64.S and the fentry ABI
+// (reference x86_64.md).
+//   - Entry: the traced function has not run yet: its arguments (rdi rsi
+//     rdx rcx r8 r9), rax (vararg count) and every callee-saved register
+//     must survive; r10, r11 and the flags are scratch (ftrace_caller does
+//     not save them). The trampoline returns with ret: sp = entry sp + 8
+//     (entry sp itself when it returns into a direct trampoline).
+//   - Exit: the return value (rax, rdx) and callee-saved registers must
+//     survive; sp is the sp the traced function returned with.
+//   - Above the entry sp only the return-address slot may change (RIP
+//     write-back); everything else there belongs to the traced function's
+//     caller. No red zone: below sp is free.
+func x86Convention(a *regs.Arch) convention {
+	return convention{
+		keep: map[trampolines.Role][]int{
+			trampolines.Entry: regsByName(a, "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+			trampolines.Exit:  regsByName(a, "rax", "rdx", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+		},
+		allowedAbove: func(role trampolines.Role, off uint64) bool {
+			return role == trampolines.Entry && off < 8
+		},
+		wantSP: func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 {
+			if role == trampolines.Entry && !inv.Direct {
+				return inv.Before[sp] + 8
+			}
+			return inv.Before[sp]
+		},
+		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool) {
+			b := inv.Before
+			switch s.Name {
+			case "RSP":
+				if role == trampolines.Entry {
+					return b[a.SP] + 8, true // the sp at the call site
+				}
+				return b[a.SP], true // the sp the traced function returned with
+			case "RIP":
+				if role == trampolines.Entry {
+					return inv.EntryRet, true
+				}
+				return 0, false // written by C (the original return address)
+			case "ORIG_RAX":
+				return 0, role == trampolines.Entry
+			case "CS":
+				if role != trampolines.Entry {
+					return 0, false
+				}
+				if t.Symbol == "ftrace_regs_caller" {
+					return regs.X86KernelCS, true
+				}
+				return 0, true // partial regs: arch_ftrace_get_regs() must say NULL
+			case "SS":
+				return regs.X86KernelDS, role == trampolines.Entry
+			case "EFLAGS":
+				return b[a.Flags], true
+			}
+			if s.Reg >= 0 {
+				return b[s.Reg], true
+			}
+			return 0, false
+		},
+	}
+}

@@ -1,0 +1,11 @@
+// Package ftrace is the Go stand-in for the kernel C code the ftrace
+// trampolines call: the ftrace_ops list and its dispatch, the function-graph
+// tracer (multi-user shadow stack in guest memory, function_graph_enter_regs,
+// ftrace_return_to_handler, data reservation), fprobe on top of it, and the
+// arch glue (ftrace_graph_func, prepare_ftrace_return, the exit-path ABIs of
+// each kernel era).
+//
+// It reaches guest memory only through regs.Memory and ftrace_regs only
+// through regs.Frame, so it is tested and fuzzed in pure Go; package harness
+// wires it to an emulated machine.
+package ftrace

@@ -1,0 +1,195 @@
+package ftrace
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// CoreCaller is the Frame.Caller of accesses made by the modelled kernel
+// core itself (not by a registered callback).
+const CoreCaller = "kernel"
+
+// ExitABI is what return_to_handler hands to ftrace_return_to_handler.
+type ExitABI int
+
+// Exit ABIs by kernel era.
+const (
+	// ExitLegacy (<= v6.4): unsigned long ftrace_return_to_handler(unsigned
+	// long frame_pointer); the callbacks get no registers.
+	ExitLegacy ExitABI = iota
+	// ExitRetRegs (v6.5..v6.13): (struct fgraph_ret_regs *).
+	ExitRetRegs
+	// ExitFregs (v6.14+): (struct ftrace_regs *).
+	ExitFregs
+)
+
+// KernelConfig is what a Kernel is built from.
+type KernelConfig struct {
+	Arch *regs.Arch
+	Mem  regs.Memory
+	Heap *Heap
+	// ReturnToHandler is the guest address of return_to_handler.
+	ReturnToHandler uint64
+	// Obs sees every frame access (nil: none recorded).
+	Obs regs.Observer
+	// Warn is told of recorded warnings.
+	Warn func(Warning)
+}
+
+// Kernel is the kernel side the trampolines call: the ftrace_ops list, the
+// function-graph tracer and the arch glue between them and the trampolines
+// (arch/x86/kernel/ftrace.c, arch/s390/kernel/ftrace.c).
+type Kernel struct {
+	Arch   *regs.Arch
+	Mem    regs.Memory
+	Heap   *Heap
+	Obs    regs.Observer
+	Ftrace *Ftrace
+	Graph  *Graph
+	// FunctionTraceOp is the guest address of the struct ftrace_ops the
+	// trampolines load from function_trace_op (ftrace_list_end when the
+	// list function is in use: a zeroed object here).
+	FunctionTraceOp uint64
+	// RTH is the guest address of return_to_handler.
+	RTH uint64
+
+	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x)
+	// OpsArgs counts dispatches whose op argument was not FunctionTraceOp.
+	BadOpsArgs uint64
+}
+
+// NewKernel builds the kernel side with an empty ops list and a graph
+// tracer whose shadow stacks come from the heap.
+func NewKernel(cfg KernelConfig) (*Kernel, error) {
+	k := &Kernel{Arch: cfg.Arch, Mem: cfg.Mem, Heap: cfg.Heap, Obs: cfg.Obs, Ftrace: &Ftrace{}, RTH: cfg.ReturnToHandler}
+	g, err := NewGraph(GraphConfig{Arch: cfg.Arch, Mem: cfg.Mem, Heap: cfg.Heap, ReturnToHandler: cfg.ReturnToHandler, Warn: cfg.Warn})
+	if err != nil {
+		return nil, err
+	}
+	k.Graph = g
+	op, err := cfg.Heap.Alloc(256, 64)
+	if err != nil {
+		return nil, err
+	}
+	k.FunctionTraceOp = op
+	k.graphOps = Ops{Name: "ftrace_graph_func", Func: k.graphFunc, Filter: g.Wants}
+	return k, nil
+}
+
+// Frame returns a view of the structure at addr with the given layout, or
+// nil for a NULL pointer.
+func (k *Kernel) Frame(addr uint64, layout *regs.Layout) *regs.Frame {
+	if addr == 0 || layout == nil {
+		return nil
+	}
+	return &regs.Frame{Arch: k.Arch, Layout: layout, Base: addr, Mem: k.Mem, Obs: k.Obs, Caller: CoreCaller}
+}
+
+// GraphActive reports whether a graph user is registered.
+func (k *Kernel) GraphActive() bool { return len(k.Graph.Registered()) > 0 }
+
+// EnableGraphViaOps registers ftrace_graph_func on the ops list, what
+// register_ftrace_graph does on DYNAMIC_FTRACE_WITH_ARGS kernels.
+func (k *Kernel) EnableGraphViaOps() error {
+	if k.graphOps.Registered() {
+		return nil
+	}
+	return k.Ftrace.Register(&k.graphOps)
+}
+
+// OpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs), the
+// function the trampoline's callback site is patched to call.
+func (k *Kernel) OpsListFunc(ip, parent, op, fregs uint64) {
+	if op != k.FunctionTraceOp {
+		k.BadOpsArgs++
+	}
+	k.Ftrace.Dispatch(ip, parent, k.Frame(fregs, k.Arch.Frame))
+}
+
+// graphFunc is ftrace_graph_func:
+//   - x86-64 (arch/x86/kernel/ftrace.c, v5.16+): parent = the stack slot at
+//     regs->sp holding the traced function's return address; retp = that
+//     slot; on success *parent = return_to_handler.
+//   - s390x (arch/s390/kernel/ftrace.c, v6.14+): parent = &fregs->gprs[14];
+//     sp = gprs[15] is retp; on success gprs[14] = return_to_handler, which
+//     ftrace_common's lmg loads into r14.
+func (k *Kernel) graphFunc(ip, parentIP uint64, _ *Ops, fregs *regs.Frame) {
+	if fregs == nil {
+		return // v5.10-style callers pass no registers: nothing to hook
+	}
+	f := fregs.With(CoreCaller)
+	if k.Arch.Link < 0 {
+		sp, ok := f.StackPointer()
+		if !ok {
+			return
+		}
+		ret := k.Mem.ReadWord(sp)
+		if k.Graph.Enter(ret, ip, 0, sp, fregs) {
+			k.Mem.WriteWord(sp, k.RTH)
+		}
+		return
+	}
+	ret, ok1 := f.Get("gprs[14]")
+	sp, ok2 := f.StackPointer()
+	if !ok1 || !ok2 {
+		return
+	}
+	if k.Graph.Enter(ret, ip, 0, sp, fregs) {
+		f.Set("gprs[14]", k.RTH)
+	}
+}
+
+// PrepareFtraceReturnX86 is x86-64's prepare_ftrace_return(ip, parent,
+// frame_pointer) as ftrace_graph_caller called it up to v5.15
+// (arch/x86/kernel/ftrace.c): parent points at the return-address slot.
+func (k *Kernel) PrepareFtraceReturnX86(ip, parent, fp uint64) {
+	old := k.Mem.ReadWord(parent)
+	if k.Graph.Enter(old, ip, fp, parent, nil) {
+		k.Mem.WriteWord(parent, k.RTH)
+	}
+}
+
+// PrepareFtraceReturnS390 is s390x's prepare_ftrace_return(ra, sp, ip) as
+// the <= v6.13 ftrace_graph_caller block called it
+// (arch/s390/kernel/ftrace.c): ip is psw.addr (ip + MCOUNT_INSN_SIZE); the
+// new r14 is returned.
+func (k *Kernel) PrepareFtraceReturnS390(ra, sp, ip uint64) uint64 {
+	ip -= uint64(k.Arch.McountInsnSize)
+	if k.Graph.Enter(ra, ip, 0, sp, nil) {
+		return k.RTH
+	}
+	return ra
+}
+
+// ReturnToHandler is ftrace_return_to_handler for an exit ABI; arg is what
+// return_to_handler passed in the first argument register. It returns the
+// original return address and the function whose frame was popped.
+//
+// v6.14+ (kernel/trace/fgraph.c): ftrace_return_to_handler(fregs) reads the
+// frame pointer (ftrace_regs_get_frame_pointer) before popping; v6.5..v6.13
+// reads fgraph_ret_regs_frame_pointer; <= v6.4 receives the frame pointer
+// itself.
+func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err error) {
+	var f *regs.Frame
+	switch abi {
+	case ExitFregs:
+		f = k.Frame(arg, k.Arch.Frame)
+	case ExitRetRegs:
+		f = k.Frame(arg, k.Arch.RetRegs)
+	case ExitLegacy:
+	default:
+		return 0, 0, fmt.Errorf("unknown exit ABI %d", abi)
+	}
+	if f != nil {
+		f.FramePointer()
+	}
+	if t := k.Graph.Current(); t != nil && t.Curr > 0 {
+		s := k.Graph.Stack()
+		if top, err := s.Frame(t.Curr, false); err == nil {
+			fn = top.Func
+		}
+	}
+	ret, err = k.Graph.Return(f)
+	return ret, fn, err
+}

@@ -1,0 +1,74 @@
+package ftrace
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// Ops is a struct ftrace_ops (include/linux/ftrace.h): a callback run at the
+// entry of every traced function its filter accepts.
+type Ops struct {
+	Name string
+	// Func is ftrace_func_t: (ip, parent_ip, op, fregs). ip is the traced
+	// function's address (the call site), parent the address it returns to.
+	Func func(ip, parentIP uint64, op *Ops, fregs *regs.Frame)
+	// Filter selects the functions; nil means every traced function.
+	Filter  func(ip uint64) bool
+	Private any
+
+	registered bool
+}
+
+// Registered reports whether the ops is on the list.
+func (o *Ops) Registered() bool { return o.registered }
+
+// Ftrace is the function tracer core: the list of registered ops
+// (kernel/trace/ftrace.c: ftrace_ops_list, ftrace_ops_list_func).
+type Ftrace struct {
+	ops []*Ops
+	// Calls counts dispatches (traced-function entries seen).
+	Calls uint64
+}
+
+// Register adds ops to the list (register_ftrace_function). Registering an
+// ops twice is -EBUSY, as in the kernel.
+func (f *Ftrace) Register(o *Ops) error {
+	if o.registered {
+		return fmt.Errorf("register_ftrace_function(%s): %w", o.Name, EBUSY)
+	}
+	if o.Func == nil {
+		return fmt.Errorf("register_ftrace_function(%s): no callback: %w", o.Name, EINVAL)
+	}
+	o.registered = true
+	f.ops = append(f.ops, o)
+	return nil
+}
+
+// Unregister removes ops from the list (unregister_ftrace_function).
+func (f *Ftrace) Unregister(o *Ops) error {
+	for i, x := range f.ops {
+		if x == o {
+			f.ops = append(f.ops[:i:i], f.ops[i+1:]...)
+			o.registered = false
+			return nil
+		}
+	}
+	return fmt.Errorf("unregister_ftrace_function(%s): %w", o.Name, EINVAL)
+}
+
+// Ops returns the registered ops in dispatch order.
+func (f *Ftrace) Ops() []*Ops { return append([]*Ops(nil), f.ops...) }
+
+// Dispatch runs every registered ops whose filter accepts ip: what
+// ftrace_ops_list_func does when the trampoline's ftrace_call site calls it.
+// The list is copied first so a callback may (un)register ops.
+func (f *Ftrace) Dispatch(ip, parentIP uint64, fregs *regs.Frame) {
+	f.Calls++
+	for _, o := range f.Ops() {
+		if !o.registered || (o.Filter != nil && !o.Filter(ip)) {
+			continue
+		}
+		o.Func(ip, parentIP, o, fregs.With(o.Name))
+	}
+}

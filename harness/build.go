@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"trampemu/asm"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Host functions: Go code behind a return stub. The first four are the
+// kernel functions the trampolines call, by their kernel names; the rest are
+// the drivers' hooks.
+const (
+	HostOpsListFunc      = "ftrace_ops_list_func"
+	HostReturnToHandler  = "ftrace_return_to_handler"
+	HostPrepareFtraceRet = "prepare_ftrace_return"
+	HostBefore           = "trampemu_before"
+	HostAfter            = "trampemu_after"
+	HostDirectHook       = "trampemu_direct_hook"
+	symChecked           = "trampemu_checked_loop"
+	symFast              = "trampemu_fast_loop"
+	symExit              = "trampemu_exit"
+	symDirect            = "trampemu_direct"
+	symTarget            = "trampemu_target"
+	symArgs              = "trampemu_args"
+	symCount             = "trampemu_count"
+	symResult            = "trampemu_result"
+	symRetbuf            = "trampemu_retbuf"
+	symFunctionTraceOp   = "function_trace_op"
+	symFtraceFunc        = "ftrace_func"
+	symFtraceTraceFunc   = "ftrace_trace_function"
+	symFtraceCall        = "ftrace_call"
+	symFtraceRegsCall    = "ftrace_regs_call"
+	symFtraceGraphCall   = "ftrace_graph_call"   // x86-64 <= v5.15: jmp patched to ftrace_graph_caller
+	symFtraceGraphCaller = "ftrace_graph_caller" // x86-64: the target; s390x <= v6.13: the j patched to a nop
+	symReturnToHandler   = "return_to_handler"
+	workloadsUnit        = "workloads"
+	runtimeUnit          = "runtime"
+)
+
+// HostFuncs lists every host function an image provides.
+var HostFuncs = []string{HostOpsListFunc, HostReturnToHandler, HostPrepareFtraceRet, HostBefore, HostAfter, HostDirectHook}
+
+// Provided lists the symbols a user's trampoline may use without defining
+// them, as in the kernel.
+func Provided(a *regs.Arch) []string {
+	out := []string{"ftrace_stub", symFunctionTraceOp, HostReturnToHandler, HostPrepareFtraceRet, HostOpsListFunc}
+	if a.Name == "s390x" {
+		out = append(out, symFtraceFunc, symFtraceTraceFunc)
+	}
+	return out
+}
+
+// Setup is one pairing to run: an entry and an exit trampoline of an arch.
+type Setup struct {
+	Arch  *regs.Arch
+	Entry Tramp
+	Exit  Tramp
+}
+
+// Build assembles and links the pairing with the runtime and workloads.
+func (s Setup) Build() (*asm.Image, error) {
+	a := s.Arch
+	rt, err := fs.ReadFile(trampolines.Files, "runtime/"+a.Name+".S")
+	if err != nil {
+		return nil, err
+	}
+	wl, err := fs.ReadFile(trampolines.Files, "workloads/"+a.Name+".S")
+	if err != nil {
+		return nil, err
+	}
+	hdrs := map[string][]byte{}
+	for _, t := range []Tramp{s.Entry, s.Exit} {
+		for k, v := range t.Headers {
+			hdrs[k] = v
+		}
+	}
+	opt := asm.Options{Arch: a, HostFuncs: HostFuncs, Headers: hdrs,
+		IncludeDirs: append(append([]string{}, s.Entry.IncludeDirs...), s.Exit.IncludeDirs...)}
+	entry, exit := s.Entry.Source, s.Exit.Source
+	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
+	im, err := asm.Build(opt, entry, exit,
+		asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Unit: runtimeUnit},
+		asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
+	if err != nil {
+		return nil, err
+	}
+	return im, s.validate(im)
+}
+
+// validate checks that each trampoline defines what the harness needs,
+// naming every missing symbol.
+func (s Setup) validate(im *asm.Image) error {
+	var missing []string
+	need := func(t Tramp, sym string) {
+		u, _ := im.Unit(string(t.Role))
+		addr, ok := im.Symbol(sym)
+		if !ok || !u.Contains(addr) {
+			missing = append(missing, fmt.Sprintf("%s (in %s)", sym, t.Source.Name))
+		}
+	}
+	need(s.Entry, s.Entry.Symbol)
+	need(s.Exit, s.Exit.Symbol)
+	u, _ := im.Unit(string(trampolines.Entry))
+	inEntry := func(sym string) bool {
+		addr, ok := im.Symbol(sym)
+		return ok && u.Contains(addr)
+	}
+	if s.Arch.Name == "x86_64" {
+		if !inEntry(symFtraceCall) && !inEntry(symFtraceRegsCall) {
+			missing = append(missing, fmt.Sprintf("%s or %s: the callback call site (in %s)", symFtraceCall, symFtraceRegsCall, s.Entry.Source.Name))
+		}
+	} else {
+		if !inEntry(symFtraceCall) && !usesPointer(im, u) {
+			missing = append(missing, fmt.Sprintf("%s, or a call through %s / %s (in %s)", symFtraceCall, symFtraceFunc, symFtraceTraceFunc, s.Entry.Source.Name))
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("missing symbols: %s", strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// usesPointer reports whether the entry code loads ftrace_func or
+// ftrace_trace_function (s390x calls the ops callback through them).
+func usesPointer(im *asm.Image, u asm.Unit) bool {
+	ins, _ := asm.Listing(im, asm.ForImage(im), u.Start, u.End)
+	for _, in := range ins {
+		if strings.Contains(in.Text, "<"+symFtraceFunc+">") || strings.Contains(in.Text, "<"+symFtraceTraceFunc+">") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,467 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"trampemu/asm"
+	"trampemu/emu"
+	"trampemu/ftrace"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Options configure a Harness.
+type Options struct {
+	// Checks turns on observation: trampoline enter/leave callbacks, memory
+	// probes on the trampoline code, stack poison. Off for raw speed.
+	Checks bool
+	// NoClobber makes the kernel host functions leave volatile registers
+	// as they were (real C may change them; default is to clobber).
+	NoClobber bool
+	// Limit and Timeout bound each run (defaults of emu.RunOptions).
+	Limit   uint64
+	Timeout time.Duration
+}
+
+// Site is a traced function's call site.
+type Site struct {
+	Addr   uint64 // the call site (ip passed to callbacks)
+	Func   string // the function's symbol
+	Resume uint64 // Addr + MCOUNT_INSN_SIZE
+}
+
+// Harness is a machine with one pairing loaded and the kernel stand-ins
+// bound to it.
+type Harness struct {
+	Setup Setup
+	Arch  *regs.Arch
+	Image *asm.Image
+	M     *emu.Machine
+	K     *ftrace.Kernel
+	Opts  Options
+
+	entryUnit, exitUnit asm.Unit
+	Sites               []Site
+	siteByAddr          map[uint64]int
+	// Unknown lists trampoline instructions whose memory accesses the
+	// disassembler cannot describe (probes and counts miss them).
+	Unknown []asm.Inst
+
+	driverSP uint64
+	rth      uint64 // return_to_handler
+
+	// Traced holds the last (ip, parent) pairs the function tracer saw.
+	Traced [][2]uint64
+
+	// Host-call counts per kernel function (entries and exits of the
+	// trampolines when they work).
+	Dispatches, Returns, Prepares uint64
+
+	queue []*Call
+	next  int
+	cur   *Call
+	inv   *Invocation
+	mem   recMem
+	obs   observer
+	enabled bool
+}
+
+// New builds the pairing's image, loads it into a new machine and binds the
+// kernel stand-ins. Tracing is off until Enable.
+func New(s Setup, o Options) (*Harness, error) {
+	im, err := s.Build()
+	if err != nil {
+		return nil, err
+	}
+	m, err := emu.New(s.Arch)
+	if err != nil {
+		return nil, err
+	}
+	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}}
+	h.mem, h.obs = recMem{h}, observer{h}
+	if err := h.init(); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Close releases the machine.
+func (h *Harness) Close() { h.M.Close() }
+
+func (h *Harness) sym(name string) uint64 {
+	a, _ := h.Image.Symbol(name)
+	return a
+}
+
+func (h *Harness) init() error {
+	a, m, im := h.Arch, h.M, h.Image
+	if err := m.Load(im); err != nil {
+		return err
+	}
+	h.entryUnit, _ = im.Unit(string(trampolines.Entry))
+	h.exitUnit, _ = im.Unit(string(trampolines.Exit))
+	h.rth = h.sym(symReturnToHandler)
+	h.driverSP = (a.Memory.Stack.End() - 16<<10) &^ 15
+
+	var obs regs.Observer
+	if h.Opts.Checks {
+		obs = h.obs
+	}
+	k, err := ftrace.NewKernel(ftrace.KernelConfig{
+		Arch: a, Mem: h.mem, Heap: ftrace.NewHeap(a.Memory.Heap), ReturnToHandler: h.rth, Obs: obs,
+	})
+	if err != nil {
+		return err
+	}
+	h.K = k
+
+	clobber := !h.Opts.NoClobber
+	binds := []struct {
+		name    string
+		fn      emu.HostFunc
+		clobber bool
+	}{
+		{HostOpsListFunc, h.hostOpsListFunc, clobber},
+		{HostReturnToHandler, h.hostReturnToHandler, clobber},
+		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, clobber},
+		{HostBefore, h.hostBefore, false},
+		{HostAfter, h.hostAfter, false},
+		{HostDirectHook, func(*emu.Machine) error { return nil }, false},
+	}
+	for _, b := range binds {
+		if err := m.Bind(b.name, b.fn, b.clobber); err != nil {
+			return err
+		}
+	}
+
+	// The traced call sites, as __mcount_loc lists them.
+	for _, addr := range im.McountLoc() {
+		name, off, _ := im.Lookup(addr)
+		if off != 0 && !(a.Name == "x86_64" && off == 4) {
+			return fmt.Errorf("call site %s is not at the start of a function (or after endbr64)", im.Describe(addr))
+		}
+		h.siteByAddr[addr] = len(h.Sites)
+		h.Sites = append(h.Sites, Site{Addr: addr, Func: name, Resume: addr + uint64(a.McountInsnSize)})
+	}
+
+	// The ops pointer the trampolines load, and the callback call sites.
+	if err := m.WriteMem(h.sym(symFunctionTraceOp), wordBytes(a, k.FunctionTraceOp)); err != nil {
+		return err
+	}
+	if err := h.patchCallbackSites(); err != nil {
+		return err
+	}
+
+	if h.Opts.Checks {
+		lo, hi := min(h.entryUnit.Start, h.exitUnit.Start), max(h.entryUnit.End, h.exitUnit.End)
+		unknown, err := m.ProbeMem(lo, hi)
+		if err != nil {
+			return err
+		}
+		h.Unknown = unknown
+		m.Watch(lo, hi, func(m *emu.Machine, addr uint64, entering bool) error {
+			if entering {
+				h.beginInvocation(m, addr)
+			} else {
+				h.endInvocation(m, addr)
+			}
+			return nil
+		})
+	}
+	m.SetCounting(true)
+	return nil
+}
+
+func wordBytes(a *regs.Arch, v uint64) []byte {
+	b := make([]byte, 8)
+	a.PutWord(b, v)
+	return b
+}
+
+// patchCallbackSites points the entry trampoline's callback call at
+// ftrace_ops_list_func, as the kernel's ftrace_update_ftrace_func does:
+// x86-64 rewrites the call at ftrace_call (and ftrace_regs_call); s390x
+// stores the function in ftrace_func (ftrace_trace_function in v4.x) or
+// rewrites a brasl at ftrace_call.
+func (h *Harness) patchCallbackSites() error {
+	a, m, im := h.Arch, h.M, h.Image
+	dispatch := im.HostFuncs[HostOpsListFunc]
+	for _, label := range []string{symFtraceCall, symFtraceRegsCall} {
+		site, ok := im.Symbol(label)
+		if !ok || !h.entryUnit.Contains(site) {
+			continue
+		}
+		code, err := callInsn(a, site, dispatch, im.Bytes(site, 6))
+		if err != nil {
+			return fmt.Errorf("%s at %s: %w", label, im.Describe(site), err)
+		}
+		if err := m.PatchCode(site, code); err != nil {
+			return err
+		}
+	}
+	if a.Name == "s390x" {
+		for _, ptr := range []string{symFtraceFunc, symFtraceTraceFunc} {
+			if addr, ok := im.Symbol(ptr); ok {
+				if err := m.WriteMem(addr, wordBytes(a, dispatch)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// callInsn encodes a call from site to target in the form already at the
+// site: x86-64 "call rel32" (e8), s390x "brasl %rN,rel32" (c0 N5).
+func callInsn(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
+	if a.Name == "x86_64" {
+		if len(old) < 5 || old[0] != 0xe8 {
+			return nil, errors.New("not a 5-byte call (e8 rel32): the tool patches it like the kernel does")
+		}
+		rel := int64(target) - int64(site+5)
+		if rel != int64(int32(rel)) {
+			return nil, errors.New("target out of rel32 range")
+		}
+		b := []byte{0xe8, 0, 0, 0, 0}
+		a.ByteOrder.PutUint32(b[1:], uint32(int32(rel)))
+		return b, nil
+	}
+	if len(old) < 6 || old[0] != 0xc0 || old[1]&0x0f != 0x05 {
+		return nil, errors.New("not a brasl (c0x5 rel32): the tool patches it like the kernel does")
+	}
+	return brasl(a, old[1]>>4, site, target)
+}
+
+func brasl(a *regs.Arch, reg byte, site, target uint64) ([]byte, error) {
+	rel := (int64(target) - int64(site)) / 2
+	if rel != int64(int32(rel)) {
+		return nil, errors.New("target out of brasl range")
+	}
+	b := []byte{0xc0, reg<<4 | 0x05, 0, 0, 0, 0}
+	a.ByteOrder.PutUint32(b[2:], uint32(int32(rel)))
+	return b, nil
+}
+
+// nopSite is the disabled call site: x86-64 nopl 0x0(%rax,%rax,1), s390x
+// brcl 0,0.
+func nopSite(a *regs.Arch) []byte {
+	if a.Name == "x86_64" {
+		return []byte{0x0f, 0x1f, 0x44, 0x00, 0x00}
+	}
+	return []byte{0xc0, 0x04, 0, 0, 0, 0}
+}
+
+// Enable patches the call sites of the named functions (all when none are
+// given) to call the entry trampoline, as ftrace_make_call does, and turns
+// on the graph path the entry variant uses when graph users are registered.
+func (h *Harness) Enable(funcs ...string) error {
+	a, m := h.Arch, h.M
+	target := h.sym(h.Setup.Entry.Symbol)
+	want := map[string]bool{}
+	for _, f := range funcs {
+		want[f] = true
+	}
+	for _, s := range h.Sites {
+		if len(funcs) > 0 && !want[s.Func] {
+			continue
+		}
+		var code []byte
+		var err error
+		if a.Name == "x86_64" {
+			code, err = callInsn(a, s.Addr, target, []byte{0xe8, 0, 0, 0, 0, 0})
+		} else {
+			code, err = brasl(a, 0, s.Addr, target)
+		}
+		if err != nil {
+			return fmt.Errorf("enabling %s: %w", s.Func, err)
+		}
+		if err := m.PatchCode(s.Addr, code); err != nil {
+			return err
+		}
+	}
+	h.enabled = true
+	return h.enableGraphPath()
+}
+
+// Disable restores every call site to its NOP.
+func (h *Harness) Disable() error {
+	for _, s := range h.Sites {
+		if err := h.M.PatchCode(s.Addr, nopSite(h.Arch)); err != nil {
+			return err
+		}
+	}
+	h.enabled = false
+	return nil
+}
+
+// enableGraphPath turns on what starts graph tracing for the entry variant
+// once a graph user is registered: the ftrace_graph_func ops, or the patched
+// branch into ftrace_graph_caller (ftrace_enable_ftrace_graph_caller).
+func (h *Harness) enableGraphPath() error {
+	if !h.K.GraphActive() {
+		return nil
+	}
+	a, m, im := h.Arch, h.M, h.Image
+	switch h.Setup.Entry.Graph {
+	case trampolines.GraphViaOps:
+		return h.K.EnableGraphViaOps()
+	case trampolines.GraphViaCaller:
+		if a.Name == "x86_64" {
+			site, ok1 := im.Symbol(symFtraceGraphCall)
+			target, ok2 := im.Symbol(symFtraceGraphCaller)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("%s has no %s/%s", h.Setup.Entry.Name, symFtraceGraphCall, symFtraceGraphCaller)
+			}
+			old := im.Bytes(site, 5)
+			if len(old) < 5 || old[0] != 0xe9 {
+				return fmt.Errorf("%s at %s is not a 5-byte jmp", symFtraceGraphCall, im.Describe(site))
+			}
+			b := []byte{0xe9, 0, 0, 0, 0}
+			a.ByteOrder.PutUint32(b[1:], uint32(int32(int64(target)-int64(site+5))))
+			return m.PatchCode(site, b)
+		}
+		// s390x: "j .Lend" (a7f4) becomes "brc 0,.Lend" (a704), a nop.
+		site, ok := im.Symbol(symFtraceGraphCaller)
+		if !ok {
+			return fmt.Errorf("%s has no %s", h.Setup.Entry.Name, symFtraceGraphCaller)
+		}
+		old := im.Bytes(site, 4)
+		if len(old) < 4 || old[0] != 0xa7 || old[1] != 0xf4 {
+			return fmt.Errorf("%s at %s is not a j (a7f4)", symFtraceGraphCaller, im.Describe(site))
+		}
+		return m.PatchCode(site, []byte{0xa7, 0x04, old[2], old[3]})
+	}
+	return nil
+}
+
+// ---- host functions ----
+
+// hostOpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs).
+func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
+	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
+	h.Dispatches++
+	hc := h.noteHostCall(HostOpsListFunc, fregs, h.Arch.Frame)
+	if inv := h.inv; inv != nil {
+		inv.Func = ip
+	}
+	_ = hc
+	h.K.OpsListFunc(ip, parent, op, fregs)
+	if inv := h.inv; inv != nil && fregs != 0 {
+		h.noteRedirect(inv, fregs)
+	}
+	return nil
+}
+
+// noteRedirect records where the callbacks asked the entry trampoline to
+// continue: a changed instruction pointer, or a direct trampoline; and on
+// s390x the r14 the traced function will get back (gprs[14]).
+func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
+	f := regs.NewFrame(h.Arch, h.M, fregs, nil)
+	acc := h.Arch.Frame.Accessors
+	for _, w := range inv.CWrites {
+		if w.Caller == ftrace.CoreCaller {
+			continue
+		}
+		switch w.Slot {
+		case acc.IP:
+			inv.WantPC = w.Value
+		case acc.Direct:
+			if w.Value != 0 {
+				inv.WantPC, inv.Direct = w.Value, true
+			}
+		}
+	}
+	if h.Arch.Link >= 0 {
+		inv.WantLink, inv.HasLink = 0, false
+		if v, ok := f.Raw("gprs[14]"); ok {
+			inv.WantLink, inv.HasLink = v, true
+		}
+	}
+}
+
+// hostPrepareFtraceReturn is the old graph entry: x86-64 (<= v5.15)
+// void prepare_ftrace_return(ip, unsigned long *parent, frame_pointer);
+// s390x (<= v6.13) unsigned long prepare_ftrace_return(ra, sp, ip).
+func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
+	h.Prepares++
+	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
+	if h.Arch.Name == "x86_64" {
+		h.K.PrepareFtraceReturnX86(m.Arg(0), m.Arg(1), m.Arg(2))
+		return nil
+	}
+	ra := h.K.PrepareFtraceReturnS390(m.Arg(0), m.Arg(1), m.Arg(2))
+	m.SetReturn(ra)
+	if hc != nil {
+		hc.Return = ra
+		h.inv.WantLink, h.inv.HasLink = ra, true
+	}
+	return nil
+}
+
+// hostReturnToHandler is ftrace_return_to_handler in the exit ABI of the
+// exit variant.
+func (h *Harness) hostReturnToHandler(m *emu.Machine) error {
+	h.Returns++
+	arg := m.Arg(0)
+	abi := ftrace.ExitFregs
+	var layout *regs.Layout
+	switch h.Setup.Exit.ExitABI {
+	case trampolines.ExitLegacy:
+		abi = ftrace.ExitLegacy
+	case trampolines.ExitRetRegs:
+		abi, layout = ftrace.ExitRetRegs, h.Arch.RetRegs
+	default:
+		layout = h.Arch.Frame
+	}
+	frame := arg
+	if layout == nil {
+		frame = 0
+	}
+	hc := h.noteHostCall(HostReturnToHandler, frame, layout)
+	ret, fn, err := h.K.ReturnToHandler(abi, arg)
+	if err != nil {
+		return err
+	}
+	m.SetReturn(ret)
+	if hc != nil {
+		hc.Return = ret
+		if ret != h.rth {
+			h.inv.WantPC = ret
+			h.inv.WantLink, h.inv.HasLink = ret, h.Arch.Link >= 0
+		}
+		if h.inv.Func == 0 {
+			h.inv.Func = fn
+		}
+	}
+	return nil
+}
+
+// Describe renders a guest address with its symbol.
+func (h *Harness) Describe(addr uint64) string { return h.Image.Describe(addr) }
+
+// EntryUnit and ExitUnit are the code ranges of the two trampolines.
+func (h *Harness) EntryUnit() asm.Unit { return h.entryUnit }
+
+// ExitUnit is the code range of the exit trampoline.
+func (h *Harness) ExitUnit() asm.Unit { return h.exitUnit }
+
+// RTH is return_to_handler's address.
+func (h *Harness) RTH() uint64 { return h.rth }
+
+// DriverSP is the driver's stack pointer: the traced functions' caller sp.
+func (h *Harness) DriverSP() uint64 { return h.driverSP }
+
+func (h *Harness) runOpts() emu.RunOptions {
+	return emu.RunOptions{Limit: h.Opts.Limit, Timeout: h.Opts.Timeout}
+}
+
+func joinErrs(errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "; "))
+}

@@ -1,0 +1,281 @@
+package harness
+
+import (
+	"trampemu/emu"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Poison is the pattern written over the stack below a trampoline's entry
+// sp before it runs: a slot that still holds it when C code reads it was
+// never written by this invocation.
+func Poison(addr uint64) uint64 { return 0x5afe000000000000 ^ (addr & 0x0000ffffffffffff) }
+
+// PoisonDepth is how far below the entry sp the stack is poisoned: more
+// than any trampoline's frame (s390x: 24 + 352 + a call's 160).
+const PoisonDepth = 1024
+
+// AboveWindow is how many bytes above the entry sp are compared before and
+// after each invocation (the caller's frame, which the trampoline must not
+// write except where its ABI lets it).
+const AboveWindow = 512
+
+// Invocation is one run of a trampoline: from the first block executed in
+// the trampolines' code until control leaves it for code outside it (host
+// calls excepted).
+type Invocation struct {
+	Role    trampolines.Role
+	EnterPC uint64
+	Before  regs.RegFile // at the first instruction
+	After   regs.RegFile // at the first instruction outside
+	Left    bool         // control left the trampoline (After valid)
+	LeavePC uint64
+
+	// Func is the traced function (entry: the ip passed to the callbacks;
+	// exit: the frame popped from the shadow stack), 0 when unknown.
+	Func uint64
+	// WantPC is where control must go: ip+MCOUNT_INSN_SIZE (or where a
+	// callback redirected it) for entry; the original return address
+	// ftrace_return_to_handler returned for exit. 0 when not known.
+	WantPC uint64
+	// EntryRet (entry) is the address the trampoline was called to return
+	// to: ip + MCOUNT_INSN_SIZE (x86-64: the word at sp; s390x: r0).
+	EntryRet uint64
+	// Direct is set when the callbacks asked for a direct trampoline.
+	Direct bool
+	// WantLink (s390x) is the r14 the kernel left in gprs[14] for the
+	// traced function (return_to_handler when graph tracing hooked it) or,
+	// on exit, the original return address. HasLink says it is set.
+	WantLink uint64
+	HasLink  bool
+
+	// FullRegs records, per kprobe-style callback run, whether
+	// arch_ftrace_get_regs returned pt_regs (true) or NULL.
+	FullRegs []bool
+
+	Calls    []HostCall
+	Reads    []Read
+	CWrites  []CWrite
+	Accesses []emu.Access // probed loads and stores of the trampoline code
+	Overflow bool         // the access log overflowed
+
+	AboveBefore, AboveAfter []byte         // AboveWindow bytes from the entry sp
+	GoWrites                map[uint64]int // guest addresses written by Go (kernel stand-ins), with sizes
+	poisonLo, poisonHi      uint64
+}
+
+// HostCall is a call from the trampoline into Go.
+type HostCall struct {
+	Name string
+	PC   uint64 // the stub address
+	Regs regs.RegFile
+	// Frame is the structure handed to C (ftrace_regs, fgraph_ret_regs), if
+	// any: its layout, address, and each slot's value as the trampoline left
+	// it (before Go ran), with Written = the slot no longer holds poison.
+	Layout *regs.Layout
+	Base   uint64
+	Slots  []SlotState
+	// Backchain (s390x) is the chain of frames from r15 (each frame's word
+	// at 152), up to a zero, a word that does not point up the stack, or
+	// 1024 frames.
+	Backchain []uint64
+	Return    uint64 // what the Go function returned (when it returns a value)
+}
+
+// SlotState is one slot of a frame at a host call.
+type SlotState struct {
+	Slot    regs.Slot
+	Value   uint64
+	Written bool
+}
+
+// Read is one read of a frame slot (or a stack word) by C code.
+type Read struct {
+	Caller   string // the callback, or "kernel" for the core
+	Accessor string
+	Slot     string // "" for a stack word
+	Addr     uint64
+	Value    uint64
+	Stale    bool // the word still held poison: nobody wrote it
+}
+
+// CWrite is a slot written by C code.
+type CWrite struct {
+	Caller string
+	Slot   string
+	Value  uint64
+}
+
+// observer implements regs.Observer for the current invocation.
+type observer struct{ h *Harness }
+
+func (o observer) stale(inv *Invocation, addr, v uint64) bool {
+	return addr >= inv.poisonLo && addr < inv.poisonHi && v == Poison(addr)
+}
+
+func (o observer) SlotRead(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
+	inv := o.h.inv
+	if inv == nil {
+		return
+	}
+	word := v
+	if s.Size != 8 {
+		if b := o.h.M.Mem(addr&^7, 8); b != nil {
+			word = o.h.Arch.Word(b)
+		}
+	}
+	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr&^7, word)})
+}
+
+func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
+	if inv := o.h.inv; inv != nil {
+		inv.CWrites = append(inv.CWrites, CWrite{Caller: f.Caller, Slot: s.Name, Value: v})
+	}
+}
+
+func (o observer) StackRead(f *regs.Frame, addr, v uint64, accessor string) {
+	if inv := o.h.inv; inv != nil {
+		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, v)})
+	}
+}
+
+// recMem is the regs.Memory the kernel stand-ins use: the machine's memory,
+// with every write recorded in the current invocation.
+type recMem struct{ h *Harness }
+
+func (r recMem) ReadWord(addr uint64) uint64 { return r.h.M.ReadWord(addr) }
+func (r recMem) Read(addr uint64, p []byte)  { r.h.M.Read(addr, p) }
+
+func (r recMem) WriteWord(addr uint64, v uint64) {
+	r.note(addr, 8)
+	r.h.M.WriteWord(addr, v)
+}
+
+func (r recMem) Write(addr uint64, p []byte) {
+	r.note(addr, len(p))
+	r.h.M.Write(addr, p)
+}
+
+func (r recMem) note(addr uint64, n int) {
+	if inv := r.h.inv; inv != nil {
+		if inv.GoWrites == nil {
+			inv.GoWrites = map[uint64]int{}
+		}
+		inv.GoWrites[addr] = n
+	}
+}
+
+// beginInvocation starts recording at the trampoline's first block.
+func (h *Harness) beginInvocation(m *emu.Machine, addr uint64) {
+	a := h.Arch
+	inv := &Invocation{EnterPC: addr, Before: m.Regs()}
+	inv.Role = trampolines.Exit
+	if h.entryUnit.Contains(addr) {
+		inv.Role = trampolines.Entry
+	}
+	sp := inv.Before[a.SP]
+	// Poison the dead stack below sp: nothing owns it (-mno-red-zone, and
+	// s390x keeps nothing below r15).
+	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp
+	if b := m.Mem(inv.poisonLo, PoisonDepth); b != nil {
+		for off := 0; off < PoisonDepth; off += 8 {
+			a.PutWord(b[off:], Poison(inv.poisonLo+uint64(off)))
+		}
+	}
+	inv.AboveBefore = make([]byte, AboveWindow)
+	m.ReadMem(sp, inv.AboveBefore)
+	if inv.Role == trampolines.Entry {
+		if a.Link < 0 {
+			inv.EntryRet = m.ReadWord(sp) // the return address of the fentry call: ip+5
+		} else {
+			inv.EntryRet = inv.Before[0] // s390x brasl %r0: r0 = ip+6
+		}
+		inv.WantPC = inv.EntryRet
+	}
+	m.TakeAccesses()
+	m.SetProbing(true)
+	h.inv = inv
+	if h.cur != nil {
+		h.cur.Invocations = append(h.cur.Invocations, inv)
+	}
+}
+
+// endInvocation closes the current invocation when control leaves.
+func (h *Harness) endInvocation(m *emu.Machine, addr uint64) {
+	inv := h.inv
+	if inv == nil {
+		return
+	}
+	inv.After, inv.Left, inv.LeavePC = m.Regs(), true, addr
+	h.finishAccesses(m, inv)
+	inv.AboveAfter = make([]byte, AboveWindow)
+	m.ReadMem(inv.Before[h.Arch.SP], inv.AboveAfter)
+	h.inv = nil
+}
+
+func (h *Harness) finishAccesses(m *emu.Machine, inv *Invocation) {
+	acc, over := m.TakeAccesses()
+	inv.Accesses = append(inv.Accesses, acc...)
+	inv.Overflow = inv.Overflow || over
+	m.SetProbing(false)
+}
+
+// noteHostCall records a host call of the current invocation; frame is the
+// structure the trampoline passes (0 for none) with its layout.
+func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *HostCall {
+	inv := h.inv
+	if inv == nil {
+		return nil
+	}
+	m := h.M
+	hc := HostCall{Name: name, PC: m.Reg(h.Arch.PC), Regs: m.Regs()}
+	if frame != 0 && layout != nil {
+		hc.Layout, hc.Base = layout, frame
+		for _, s := range layout.Slots {
+			addr := frame + uint64(s.Off)
+			st := SlotState{Slot: s}
+			b := m.Mem(addr&^7, 8)
+			if b == nil {
+				continue
+			}
+			word := h.Arch.Word(b)
+			if s.Size == 8 {
+				st.Value = word
+			} else {
+				var v [4]byte
+				m.ReadMem(addr, v[:])
+				st.Value = uint64(h.Arch.ByteOrder.Uint32(v[:]))
+			}
+			st.Written = !(addr&^7 >= inv.poisonLo && addr&^7 < inv.poisonHi && word == Poison(addr&^7))
+			hc.Slots = append(hc.Slots, st)
+		}
+	}
+	if h.Arch.Name == "s390x" {
+		hc.Backchain = h.backchain(hc.Regs[h.Arch.SP])
+	}
+	// The trampoline's accesses so far belong to this invocation.
+	acc, over := m.TakeAccesses()
+	inv.Accesses = append(inv.Accesses, acc...)
+	inv.Overflow = inv.Overflow || over
+	inv.Calls = append(inv.Calls, hc)
+	return &inv.Calls[len(inv.Calls)-1]
+}
+
+// backchain walks s390x back chains from sp: each frame's word at
+// __SF_BACKCHAIN (152) points to the caller's frame.
+func (h *Harness) backchain(sp uint64) []uint64 {
+	out := []uint64{sp}
+	for i := 0; i < 1024; i++ {
+		b := h.M.Mem(sp+regs.S390SFBackchain, 8)
+		if b == nil {
+			break
+		}
+		next := h.Arch.Word(b)
+		out = append(out, next)
+		if next == 0 || next <= sp || !h.Arch.Memory.Stack.Contains(next) {
+			break
+		}
+		sp = next
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package harness
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"trampemu/emu"
+	"trampemu/regs"
+)
+
+// Call is one call of a workload from the checked driver.
+type Call struct {
+	Workload string
+	Func     uint64
+	Args     []uint64
+	// In is the register file the driver sets before the call: canaries in
+	// every register, the arguments in the argument registers. Out is the
+	// file when the call returned to the driver.
+	In, Out regs.RegFile
+	Done    bool
+	// Results are the observed results (return registers, or the words of
+	// the return buffer); Want what the workload must return.
+	Results, Want []uint64
+	// Invocations are the trampoline runs during the call (checks on).
+	Invocations []*Invocation
+}
+
+// Canaries returns a register file of recognisable random values: the
+// top byte names the register (0xc0 + index), the rest is random.
+func Canaries(a *regs.Arch, r *rand.Rand) regs.RegFile {
+	var f regs.RegFile
+	for i := range f {
+		f[i] = (uint64(0xc0+i) << 56) | (r.Uint64() >> 8)
+	}
+	return f
+}
+
+// NewCall prepares a call of workload with random canaries and arguments
+// drawn from r.
+func (h *Harness) NewCall(workload string, r *rand.Rand) (*Call, error) {
+	w, err := FindWorkload(h.Arch, workload)
+	if err != nil {
+		return nil, err
+	}
+	sem, err := WorkloadSemantics(h.Arch, workload)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := h.Image.Symbol(w.Symbol)
+	if !ok {
+		return nil, fmt.Errorf("workload %s: no symbol %s in the image", workload, w.Symbol)
+	}
+	c := &Call{Workload: workload, Func: fn, Args: sem.Args(r), In: Canaries(h.Arch, r)}
+	if sem.Memory {
+		c.Args[0] = h.sym(symRetbuf)
+	}
+	c.Want = sem.Want(c.Args)
+	return c, nil
+}
+
+// RunChecked runs the calls in one emulator run through the checked driver.
+// A run that stops early (fault, limit) returns the error; the calls made
+// so far keep their observations.
+func (h *Harness) RunChecked(calls []*Call) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	h.queue, h.next, h.cur = calls, 0, nil
+	m := h.M
+	m.SetReg(h.Arch.SP, h.driverSP)
+	if h.Arch.Name == "s390x" {
+		// The driver's frame ends the back chain.
+		m.WriteMem(h.driverSP+regs.S390SFBackchain, make([]byte, 8))
+	}
+	err := m.Run(h.sym(symChecked), h.sym(symExit), h.runOpts())
+	if h.inv != nil {
+		// Stopped inside a trampoline: keep what it did so far.
+		h.finishAccesses(m, h.inv)
+		h.inv = nil
+	}
+	h.cur = nil
+	return err
+}
+
+// hostBefore sets up the next call: canaries, arguments, target.
+func (h *Harness) hostBefore(m *emu.Machine) error {
+	if h.next >= len(h.queue) {
+		return fmt.Errorf("driver asked for call %d of %d", h.next+1, len(h.queue))
+	}
+	c := h.queue[h.next]
+	h.next++
+	h.cur = c
+	a := h.Arch
+	in := c.In
+	for i, v := range c.Args {
+		if i < len(a.Args) {
+			in[a.Args[i]] = v
+		} else {
+			// Stack arguments: above the callee area of the driver's frame.
+			off := uint64(a.StackArgOffset + 8*(i-len(a.Args)))
+			if a.Link < 0 {
+				off -= 8 // x86-64: the call pushes the return address first
+			}
+			m.WriteWord(h.driverSP+off, v)
+		}
+	}
+	in[a.SP] = h.driverSP
+	in[a.PC] = m.Reg(a.PC)
+	in[a.Flags] = m.Reg(a.Flags)
+	if a.Link >= 0 {
+		// s390x: the stub returns through r14; the driver's basr sets it.
+		in[a.Link] = m.Reg(a.Link)
+	}
+	c.In = in
+	for i, v := range in {
+		if i == a.PC || i == a.Flags || i == a.SP || i == a.Link {
+			continue
+		}
+		m.SetReg(i, v)
+	}
+	m.WriteWord(h.sym(symTarget), c.Func)
+	return nil
+}
+
+// hostAfter records the call's results and says whether more calls follow.
+func (h *Harness) hostAfter(m *emu.Machine) error {
+	c := h.cur
+	if c == nil {
+		return fmt.Errorf("driver returned from a call that was never set up")
+	}
+	c.Out, c.Done = m.Regs(), true
+	sem, _ := WorkloadSemantics(h.Arch, c.Workload)
+	if sem.Memory {
+		c.Results = []uint64{m.ReadWord(c.Args[0]), m.ReadWord(c.Args[0] + 8)}
+	} else {
+		for i := range c.Want {
+			c.Results = append(c.Results, c.Out[h.Arch.Ret[min(i, len(h.Arch.Ret)-1)]])
+		}
+	}
+	more := uint64(0)
+	if h.next < len(h.queue) {
+		more = 1
+	}
+	m.SetReturn(more)
+	h.cur = nil
+	return nil
+}
+
+// RunFast calls workload n times through the fast driver (arguments from
+// memory, no host calls besides the kernel's): for benchmarks.
+func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
+	w, err := FindWorkload(h.Arch, workload)
+	if err != nil {
+		return err
+	}
+	fn, _ := h.Image.Symbol(w.Symbol)
+	m := h.M
+	base := h.sym(symArgs)
+	for i := 0; i < 6; i++ {
+		v := uint64(0)
+		if i < len(args) {
+			v = args[i]
+		}
+		m.WriteWord(base+uint64(8*i), v)
+	}
+	m.WriteWord(h.sym(symTarget), fn)
+	m.WriteWord(h.sym(symCount), n)
+	m.SetReg(h.Arch.SP, h.driverSP)
+	if h.Arch.Name == "s390x" {
+		m.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
+	}
+	if err := m.TakeFault(); err != nil {
+		return err
+	}
+	opt := h.runOpts()
+	if opt.Limit == 0 {
+		opt.Limit = 1 << 62
+	}
+	return m.Run(h.sym(symFast), h.sym(symExit), opt)
+}
+
+// FastResult returns the return register the fast driver saved last.
+func (h *Harness) FastResult() uint64 { return h.M.ReadWord(h.sym(symResult)) }

@@ -1,0 +1,158 @@
+// Package harness wires one architecture, an entry and an exit trampoline,
+// the workloads and the Go kernel stand-ins into a ready emu.Machine; it
+// calls workloads with canary registers and records per-invocation
+// observations (register files before and after each trampoline, the
+// ftrace_regs it handed to C, accessor reads, memory accesses, stack words
+// above the entry sp). Deciding what is wrong is package check's job.
+package harness
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"trampemu/asm"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Tramp is one trampoline to link: a registry variant or a user's file.
+type Tramp struct {
+	Name    string
+	Role    trampolines.Role
+	Source  asm.Source
+	Headers map[string][]byte
+	Symbol  string // ftrace_caller / ftrace_regs_caller / return_to_handler
+	Graph   trampolines.GraphEntry
+	ExitABI trampolines.ExitABI
+	Variant *trampolines.Variant // nil for a user's file
+	// IncludeDirs: a user file's own folder.
+	IncludeDirs []string
+}
+
+// Kernel reports whether the trampoline is merged kernel code.
+func (t Tramp) Kernel() bool { return t.Variant != nil && t.Variant.Kernel }
+
+// FindVariant looks a variant up by arch, role and name; the error lists
+// the valid names.
+func FindVariant(a *regs.Arch, role trampolines.Role, name string) (*trampolines.Variant, error) {
+	var names []string
+	for i := range trampolines.Variants {
+		v := &trampolines.Variants[i]
+		if v.Arch != a.Name || (role != "" && v.Role != role) {
+			continue
+		}
+		if v.Name == name {
+			return v, nil
+		}
+		names = append(names, v.Name)
+	}
+	sort.Strings(names)
+	what := "variant"
+	if role != "" {
+		what = string(role) + " variant"
+	}
+	return nil, fmt.Errorf("unknown %s %s %q: valid are %s", a.Name, what, name, strings.Join(names, ", "))
+}
+
+// VariantsOf lists the registry's variants of an arch (all roles when role is "").
+func VariantsOf(a *regs.Arch, role trampolines.Role) []*trampolines.Variant {
+	var out []*trampolines.Variant
+	for i := range trampolines.Variants {
+		v := &trampolines.Variants[i]
+		if v.Arch == a.Name && (role == "" || v.Role == role) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// FromVariant loads a registry variant's source and the headers of its
+// folder.
+func FromVariant(v *trampolines.Variant) (Tramp, error) {
+	text, err := fs.ReadFile(trampolines.Files, v.File)
+	if err != nil {
+		return Tramp{}, fmt.Errorf("variant %s: %w", v.Name, err)
+	}
+	hdrs, err := headersOf(path.Dir(v.File))
+	if err != nil {
+		return Tramp{}, err
+	}
+	return Tramp{
+		Name: v.Name, Role: v.Role, Variant: v, Symbol: v.Symbol, Graph: v.Graph, ExitABI: v.ExitABI,
+		Source:  asm.Source{Name: "trampolines/" + v.File, Text: text, Unit: string(v.Role), Defines: v.Defines},
+		Headers: hdrs,
+	}, nil
+}
+
+func headersOf(dir string) (map[string][]byte, error) {
+	ents, err := fs.ReadDir(trampolines.Files, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".h") {
+			b, err := fs.ReadFile(trampolines.Files, path.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			out[e.Name()] = b
+		}
+	}
+	return out, nil
+}
+
+// FromFile loads a user's kernel-style .S for a role. An entry file must
+// define ftrace_caller (its callback call site labelled ftrace_call, or on
+// s390x a call through ftrace_func); an exit file must define
+// return_to_handler and take struct ftrace_regs * like v6.14+.
+func FromFile(a *regs.Arch, file string, role trampolines.Role) (Tramp, error) {
+	if role != trampolines.Entry && role != trampolines.Exit {
+		return Tramp{}, fmt.Errorf("--role must be entry or exit, not %q", role)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return Tramp{}, fmt.Errorf("reading %s: %w", file, err)
+	}
+	t := Tramp{
+		Name: filepath.Base(file), Role: role,
+		Source:      asm.Source{Name: file, Text: text, Unit: string(role)},
+		IncludeDirs: []string{filepath.Dir(file)},
+	}
+	if role == trampolines.Entry {
+		t.Symbol, t.Graph = "ftrace_caller", trampolines.GraphViaOps
+	} else {
+		t.Symbol, t.ExitABI = "return_to_handler", trampolines.ExitFregs
+	}
+	return t, nil
+}
+
+// Current returns the kernel's current variant for an arch and role.
+func Current(a *regs.Arch, role trampolines.Role) (Tramp, error) {
+	v, err := FindVariant(a, role, trampolines.Current[a.Name][role])
+	if err != nil {
+		return Tramp{}, err
+	}
+	return FromVariant(v)
+}
+
+// Pair returns the variant's intended partner for the other role.
+func Pair(a *regs.Arch, t Tramp) (Tramp, error) {
+	other := trampolines.Exit
+	if t.Role == trampolines.Exit {
+		other = trampolines.Entry
+	}
+	if t.Variant == nil || t.Variant.Pair == "" {
+		return Current(a, other)
+	}
+	v, err := FindVariant(a, other, t.Variant.Pair)
+	if err != nil {
+		return Tramp{}, fmt.Errorf("pair of %s: %w", t.Name, err)
+	}
+	return FromVariant(v)
+}

@@ -1,0 +1,194 @@
+// Package trampolines holds the trampoline variants as data: the .S files
+// (x86_64/, s390x/), the workloads with real traced call sites (workloads/),
+// the runtime the harness links with them (runtime/), and the registry
+// table below. It contains no logic beyond the table.
+package trampolines
+
+import "embed"
+
+// Files holds every .S and header of the package.
+//
+//go:embed x86_64 s390x workloads runtime
+var Files embed.FS
+
+// Role is what a trampoline does.
+type Role string
+
+// Roles.
+const (
+	Entry Role = "entry" // ftrace_caller / ftrace_regs_caller: called from the traced function's first instruction
+	Exit  Role = "exit"  // return_to_handler: returned into instead of the traced function's caller
+)
+
+// GraphEntry is how an entry variant starts function-graph tracing.
+type GraphEntry string
+
+// Graph entry paths.
+const (
+	// GraphViaOps: ftrace_graph_func is an ftrace_ops callback that
+	// rewrites the return address through ftrace_regs (x86-64 v5.16+,
+	// s390x v6.14+).
+	GraphViaOps GraphEntry = "ops"
+	// GraphViaCaller: a patched jump into ftrace_graph_caller, which calls
+	// prepare_ftrace_return (x86-64 <= v5.15, s390x <= v6.13).
+	GraphViaCaller GraphEntry = "caller"
+	// GraphNone: the variant has no graph path modelled.
+	GraphNone GraphEntry = "none"
+)
+
+// ExitABI is what return_to_handler passes to ftrace_return_to_handler.
+type ExitABI string
+
+// Exit ABIs.
+const (
+	ExitLegacy  ExitABI = "legacy"  // (unsigned long frame_pointer): no registers for the callbacks (<= v6.4)
+	ExitRetRegs ExitABI = "retregs" // (struct fgraph_ret_regs *) (v6.5 .. v6.13)
+	ExitFregs   ExitABI = "fregs"   // (struct ftrace_regs *) (v6.14+)
+)
+
+// Variant is one trampoline as the kernel had it (or as a patch proposed it).
+type Variant struct {
+	Name  string // unique per arch: "ftrace_caller", "rth-merged", ...
+	Arch  string // "x86_64", "s390x"
+	Role  Role
+	Model string // the kernel version or patch it models
+	File  string // path in Files
+	// Symbol is where the traced call site (entry) or the rewritten return
+	// address (exit) points.
+	Symbol  string
+	Defines map[string]string // preprocessor defines (CONFIG_FRAME_POINTER, MARCH_HAS_Z196_FEATURES)
+	// Claims are the ftrace_regs slots the variant's own code fills.
+	Claims []string
+	// Kernel is true for code that was merged; false for rejected or draft
+	// patches kept as negative cases.
+	Kernel bool
+	// Bug, when set, is the known defect the checks must find.
+	Bug string
+	// Pair is the intended variant for the other role (same era).
+	Pair string
+
+	Graph   GraphEntry // entry variants
+	ExitABI ExitABI    // exit variants
+	// NoFullRegs marks an entry variant from before kprobes on ftrace and
+	// arch_ftrace_get_regs: scenarios leave out the full-regs user for it.
+	NoFullRegs bool
+}
+
+var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
+var fp = map[string]string{"CONFIG_FRAME_POINTER": ""}
+
+// x86-64 slot sets.
+var (
+	x86CallerSlots = []string{"RAX", "RCX", "RDX", "RSI", "RDI", "R8", "R9", "RBP", "ORIG_RAX", "RIP", "CS", "RSP"}
+	x86AllSlots    = []string{"R15", "R14", "R13", "R12", "RBP", "RBX", "R11", "R10", "R9", "R8", "RAX", "RCX", "RDX", "RSI", "RDI", "ORIG_RAX", "RIP", "CS", "EFLAGS", "RSP", "SS"}
+	x86V510Slots   = []string{"RAX", "RCX", "RDX", "RSI", "RDI", "R8", "R9", "RBP", "ORIG_RAX", "RIP"}
+)
+
+// s390x slot sets.
+var (
+	s390CallerSlots = []string{"psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]", "orig_gpr2", "flags"}
+	s390RegsSlots   = append([]string{"psw.mask"}, s390CallerSlots...)
+	s390V4Slots     = []string{"psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]"}
+)
+
+// Variants is the registry.
+var Variants = []Variant{
+	// ---- x86-64 entry ----
+	{Name: "ftrace_caller", Arch: "x86_64", Role: Entry, Model: "v5.11-v6.19 (DYNAMIC_FTRACE_WITH_ARGS)",
+		File: "x86_64/ftrace_caller.S", Symbol: "ftrace_caller", Claims: x86CallerSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps},
+	{Name: "ftrace_caller-fp", Arch: "x86_64", Role: Entry, Model: "v5.11-v6.19, CONFIG_FRAME_POINTER",
+		File: "x86_64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86CallerSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps},
+	{Name: "ftrace_regs_caller", Arch: "x86_64", Role: Entry, Model: "v5.11-v6.19 (full pt_regs, direct calls)",
+		File: "x86_64/ftrace_regs_caller.S", Symbol: "ftrace_regs_caller", Claims: x86AllSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps},
+	{Name: "ftrace_regs_caller-fp", Arch: "x86_64", Role: Entry, Model: "v5.11-v6.19, CONFIG_FRAME_POINTER",
+		File: "x86_64/ftrace_regs_caller.S", Symbol: "ftrace_regs_caller", Defines: fp, Claims: x86AllSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps},
+	{Name: "ftrace_caller-v5.10", Arch: "x86_64", Role: Entry, Model: "v5.10 (regs = NULL, ftrace_graph_caller)",
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller},
+	{Name: "ftrace_caller-v5.10-fp", Arch: "x86_64", Role: Entry, Model: "v5.10, CONFIG_FRAME_POINTER",
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller},
+
+	// ---- x86-64 exit ----
+	{Name: "rth-legacy", Arch: "x86_64", Role: Exit, Model: "<= v6.4", File: "x86_64/rth_legacy.S",
+		Symbol: "return_to_handler", Kernel: true, Pair: "ftrace_caller-v5.10", ExitABI: ExitLegacy},
+	{Name: "rth-retval", Arch: "x86_64", Role: Exit, Model: "v6.5-v6.13 (fgraph_ret_regs)", File: "x86_64/rth_retval.S",
+		Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP"}, Kernel: true, Pair: "ftrace_caller", ExitABI: ExitRetRegs},
+	{Name: "rth-full-fregs", Arch: "x86_64", Role: Exit, Model: "rejected v7 patch, Feb 2024 (HAVE_FUNCTION_GRAPH_FREGS)",
+		File: "x86_64/rth_full_fregs.S", Symbol: "return_to_handler",
+		Claims: []string{"RAX", "RCX", "RDX", "RSI", "RDI", "R8", "R9", "RBP", "RSP"}, Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-merged", Arch: "x86_64", Role: Exit, Model: "v6.14 (fgraph: Replace fgraph_ret_regs with ftrace_regs)",
+		File: "x86_64/rth_merged.S", Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP"}, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-v6.19", Arch: "x86_64", Role: Exit, Model: "v6.19 (ORC unwind fix)", File: "x86_64/rth_v6.19.S",
+		Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP", "RSP"}, Kernel: true,
+		Bug: "RSP holds the frame base, not the caller's sp", Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-fixed", Arch: "x86_64", Role: Exit, Model: "after v6.19 (x86/fgraph: Fix return_to_handler regs.rsp value)",
+		File: "x86_64/rth_fixed.S", Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP", "RSP"}, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
+
+	// ---- s390x entry ----
+	{Name: "ftrace_caller", Arch: "s390x", Role: Entry, Model: "v6.14+ (z196 path)", File: "s390x/ftrace_caller.S",
+		Symbol: "ftrace_caller", Defines: z196, Claims: s390CallerSlots, Kernel: true, Pair: "rth-merged", Graph: GraphViaOps},
+	{Name: "ftrace_regs_caller", Arch: "s390x", Role: Entry, Model: "v6.14+ (z196 path, PSW mask, PIF_FTRACE_FULL_REGS)",
+		File: "s390x/ftrace_caller.S", Symbol: "ftrace_regs_caller", Defines: z196, Claims: s390RegsSlots, Kernel: true,
+		Pair: "rth-merged", Graph: GraphViaOps},
+	{Name: "ftrace_caller-oldcpu", Arch: "s390x", Role: Entry, Model: "v6.14+ (pre-z196 path)", File: "s390x/ftrace_caller.S",
+		Symbol: "ftrace_caller", Claims: s390CallerSlots, Kernel: true, Pair: "rth-merged", Graph: GraphViaOps},
+	{Name: "ftrace_regs_caller-oldcpu", Arch: "s390x", Role: Entry, Model: "v6.14+ (pre-z196 path)", File: "s390x/ftrace_caller.S",
+		Symbol: "ftrace_regs_caller", Claims: s390RegsSlots, Kernel: true, Pair: "rth-merged", Graph: GraphViaOps},
+	{Name: "ftrace_caller-v6.13", Arch: "s390x", Role: Entry, Model: "<= v6.13 (ftrace_graph_caller block)",
+		File: "s390x/ftrace_caller_v6.13.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390CallerSlots, Kernel: true,
+		Pair: "rth-retval", Graph: GraphViaCaller},
+	{Name: "ftrace_caller-v4", Arch: "s390x", Role: Entry, Model: "v4.x (ftrace_regs_caller aliased)",
+		File: "s390x/ftrace_caller_v4.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390V4Slots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphNone, NoFullRegs: true},
+
+	// ---- s390x exit ----
+	{Name: "rth-legacy", Arch: "s390x", Role: Exit, Model: "<= v6.4", File: "s390x/rth_legacy.S",
+		Symbol: "return_to_handler", Kernel: true, Pair: "ftrace_caller-v6.13", ExitABI: ExitLegacy},
+	{Name: "rth-retval", Arch: "s390x", Role: Exit, Model: "v6.5-v6.13 (fgraph_ret_regs)", File: "s390x/rth_retval.S",
+		Symbol: "return_to_handler", Claims: []string{"gprs[2]", "fp"}, Kernel: true, Pair: "ftrace_caller-v6.13", ExitABI: ExitRetRegs},
+	{Name: "rth-merged", Arch: "s390x", Role: Exit, Model: "v6.14+ (fgraph: Replace fgraph_ret_regs with ftrace_regs)",
+		File: "s390x/rth_merged.S", Symbol: "return_to_handler", Claims: []string{"gprs[2]", "gprs[15]"}, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-v14-draft", Arch: "s390x", Role: Exit, Model: "v14 draft of the ftrace_regs conversion (2024)",
+		File: "s390x/rth_v14_draft.S", Symbol: "return_to_handler", Claims: []string{"gprs[2]", "gprs[15]"},
+		Bug: "stores into the new frame's __SF_GPRS slots, not into ftrace_regs", Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-alloc-draft", Arch: "s390x", Role: Exit, Model: "draft of the ftrace_regs conversion (160+352 allocated, 352 released)",
+		File: "s390x/rth_alloc_draft.S", Symbol: "return_to_handler", Claims: []string{"gprs[2]", "gprs[15]"},
+		Bug: "releases 160 bytes less than it allocates", Pair: "ftrace_caller", ExitABI: ExitFregs},
+}
+
+// Current is the kernel's current variant per arch and role: what a
+// user's file is paired with.
+var Current = map[string]map[Role]string{
+	"x86_64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
+	"s390x":  {Entry: "ftrace_caller", Exit: "rth-merged"},
+}
+
+// Workload is a traced function of workloads/<arch>.S.
+type Workload struct {
+	Name   string
+	Arch   string // "" = both
+	Symbol string
+	Doc    string
+}
+
+// Workloads is the workload table; their semantics (arguments, expected
+// results) are in package harness.
+var Workloads = []Workload{
+	{Name: "add", Symbol: "add", Doc: "two-argument add"},
+	{Name: "add_ibt", Arch: "x86_64", Symbol: "add_ibt", Doc: "add behind endbr64 (the call site at +4)"},
+	{Name: "six", Symbol: "six", Doc: "six arguments (s390x: the sixth on the stack)"},
+	{Name: "ret128", Arch: "x86_64", Symbol: "ret128", Doc: "a 128-bit return in rax:rdx"},
+	{Name: "ret16", Arch: "s390x", Symbol: "ret16", Doc: "a 16-byte struct returned through memory (buffer in r2)"},
+	{Name: "callee_saved", Symbol: "callee_saved", Doc: "uses and restores the callee-saved registers"},
+	{Name: "fib", Symbol: "fib", Doc: "recursion, every level traced"},
+	{Name: "tail", Symbol: "tail", Doc: "a tail call into another traced function"},
+	{Name: "chain", Symbol: "chain", Doc: "a 130-deep chain of traced calls"},
+}

@@ -1,0 +1,20 @@
+/*
+ * NEGATIVE HISTORY, not a kernel: an s390x return_to_handler draft of the
+ * ftrace_regs conversion that allocates a 160-byte frame plus the 352 bytes
+ * of STACK_FRAME_SIZE_FREGS but releases only 352: r15 comes back 160 bytes
+ * low and r2-r5 are reloaded from the wrong place.
+ */
+SYM_FUNC_START(return_to_handler)
+	stmg	%r2,%r5,32(%r15)
+	lgr	%r1,%r15
+	aghi	%r15,-(STACK_FRAME_OVERHEAD+STACK_FRAME_SIZE_FREGS)
+	stg	%r1,__SF_BACKCHAIN(%r15)
+	stg	%r2,(STACK_FRAME_OVERHEAD+STACK_FREGS_PTREGS_GPRS+2*8)(%r15)
+	stg	%r1,(STACK_FRAME_OVERHEAD+STACK_FREGS_PTREGS_GPRS+15*8)(%r15)
+	la	%r2,(STACK_FRAME_OVERHEAD+STACK_FRAME_OVERHEAD)(%r15)
+	brasl	%r14,ftrace_return_to_handler
+	aghi	%r15,STACK_FRAME_SIZE_FREGS
+	lgr	%r14,%r2
+	lmg	%r2,%r5,32(%r15)
+	BR_EX	%r14
+SYM_FUNC_END(return_to_handler)

@@ -1,0 +1,21 @@
+/*
+ * s390x return_to_handler since v6.14 ("fgraph: Replace fgraph_ret_regs
+ * with ftrace_regs", arch/s390/kernel/mcount.S): an ftrace_regs above the
+ * call frame with gprs[2] (the return value) and gprs[15] (the caller's sp)
+ * written by the asm; ftrace_return_to_handler writes psw.addr. flags is
+ * not cleared.
+ */
+SYM_FUNC_START(return_to_handler)
+	stmg	%r2,%r5,32(%r15)
+	lgr	%r1,%r15
+	aghi	%r15,-STACK_FRAME_SIZE_FREGS	/* ftrace_regs + a frame for the call */
+	stg	%r1,__SF_BACKCHAIN(%r15)
+	stg	%r2,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)
+	stg	%r1,(STACK_FREGS_PTREGS_GPRS+15*8)(%r15)
+	la	%r2,STACK_FRAME_OVERHEAD(%r15)
+	brasl	%r14,ftrace_return_to_handler
+	aghi	%r15,STACK_FRAME_SIZE_FREGS
+	lgr	%r14,%r2
+	lmg	%r2,%r5,32(%r15)
+	BR_EX	%r14
+SYM_FUNC_END(return_to_handler)
