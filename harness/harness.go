@@ -60,12 +60,12 @@ type Harness struct {
 	// trampolines when they work).
 	Dispatches, Returns, Prepares uint64
 
-	queue []*Call
-	next  int
-	cur   *Call
-	inv   *Invocation
-	mem   recMem
-	obs   observer
+	queue   []*Call
+	next    int
+	cur     *Call
+	inv     *Invocation
+	mem     recMem
+	obs     observer
 	enabled bool
 }
 

@@ -181,3 +181,18 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 
 // FastResult returns the return register the fast driver saved last.
 func (h *Harness) FastResult() uint64 { return h.M.ReadWord(h.sym(symResult)) }
+
+// RandomCalls prepares n calls of workload with random canaries and
+// arguments from a generator seeded with seed.
+func RandomCalls(h *Harness, workload string, n int, seed uint64) ([]*Call, error) {
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	calls := make([]*Call, n)
+	for i := range calls {
+		c, err := h.NewCall(workload, r)
+		if err != nil {
+			return nil, err
+		}
+		calls[i] = c
+	}
+	return calls, nil
+}

@@ -75,8 +75,8 @@ var semantics = map[string]Semantics{
 		Want: func(a []uint64) []uint64 { return []uint64{a[1] + a[2], a[1] ^ a[2]} }, Memory: true, Traced: one,
 	},
 	"callee_saved": {
-		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64() >> 8} },
-		Want: nil, // per arch below
+		Args:   func(r *rand.Rand) []uint64 { return []uint64{r.Uint64() >> 8} },
+		Want:   nil, // per arch below
 		Traced: one,
 	},
 	"fib": {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what trampemu needs on a Debian machine, idempotently:
 #   Unicorn >= 2.1 (Debian 13's libunicorn2t64 + libunicorn-dev 2.1.1 on Debian 12,
-#   whose own 2.0.1 is 25-75x slower on guest stores; see docs/unicorn.md),
+#   whose own 2.0.1 is 25-75x slower on guest stores),
 #   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, pkg-config, valgrind.
 # Does nothing when everything is already there.
 set -euo pipefail
@@ -75,9 +75,13 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lists/partial" "$tmp/debs"
-echo "deb [trusted=yes] $mirror trixie main" >"$tmp/trixie.list"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+opts="[signed-by=$keyring]"
+[ -f "$keyring" ] || opts=""
+echo "deb $opts $mirror trixie main" >"$tmp/trixie.list"
 aptopts=(-o Dir::Etc::SourceList="$tmp/trixie.list" -o Dir::Etc::SourceParts=/dev/null
-	-o Dir::State::Lists="$tmp/lists" -o APT::Sandbox::User=root)
+	-o Dir::State::Lists="$tmp/lists" -o APT::Sandbox::User=root -o Acquire::Languages=none
+	-o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false -o Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false)
 $SUDO apt-get "${aptopts[@]}" update -qq
 (cd "$tmp/debs" && $SUDO apt-get "${aptopts[@]}" download libunicorn2t64 libunicorn-dev)
 $SUDO apt-get install -y -qq "$tmp"/debs/libunicorn2t64_*.deb "$tmp"/debs/libunicorn-dev_*.deb >/dev/null

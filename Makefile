@@ -1,0 +1,43 @@
+# trampemu: the two commands are `make report` (the main job) and `make test`.
+# Both install what is missing first (scripts/deps.sh, as root or via sudo).
+
+GO      ?= go
+export PATH := $(PATH):/usr/local/go/bin
+FUZZTIME ?= 10s
+BIN      := bin/trampemu
+
+.PHONY: all deps build test vet fmt-check fuzz report bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/trampemu
+
+# The main job: check and cost every variant on both architectures;
+# Markdown on stdout, report.md and report.json in out/.
+report: build
+	./$(BIN) report --out out
+
+fmt-check:
+	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
+
+vet: deps
+	$(GO) vet ./...
+
+test: deps fmt-check vet
+	$(GO) test -race -count=1 ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+# Every fuzz target of the module, FUZZTIME each.
+fuzz: deps
+	@bash scripts/fuzz.sh $(FUZZTIME)
+
+bench: deps
+	$(GO) test -run XXX -bench . -benchtime 2s ./emu ./tests ./ftrace
+
+clean:
+	rm -rf bin out

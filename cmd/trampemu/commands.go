@@ -1,0 +1,298 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"trampemu/asm"
+	"trampemu/check"
+	"trampemu/emu"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/report"
+	"trampemu/trampolines"
+)
+
+// Version is the tool's version.
+const Version = "0.1.0"
+
+func cmdVersion(args []string, w io.Writer) error {
+	rt, compiled := emu.UnicornVersion()
+	fmt.Fprintf(w, "trampemu %s (Unicorn %s, built against API %s)\n", Version, rt, compiled)
+	return nil
+}
+
+func archFlag(fs *flag.FlagSet, def string) *string {
+	return fs.String("arch", def, "architecture: x86_64 or s390x")
+}
+
+func archOf(name string) (*regs.Arch, error) {
+	a, err := regs.ArchByName(name)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return a, nil
+}
+
+func arches(name string) ([]*regs.Arch, error) {
+	if name == "" || name == "all" {
+		return regs.Arches, nil
+	}
+	a, err := archOf(name)
+	if err != nil {
+		return nil, err
+	}
+	return []*regs.Arch{a}, nil
+}
+
+func cmdAsm(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("asm", flag.ContinueOnError)
+	arch := archFlag(fs, "")
+	variant := fs.String("variant", "", "list a registry variant instead of a file")
+	var defs multi
+	fs.Var(&defs, "D", "preprocessor define NAME[=VALUE] (repeatable)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	a, err := archOf(*arch)
+	if err != nil {
+		return err
+	}
+	var src asm.Source
+	var hdrs map[string][]byte
+	var dirs []string
+	switch {
+	case *variant != "" && fs.NArg() == 0:
+		v, err := harness.FindVariant(a, "", *variant)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		t, err := harness.FromVariant(v)
+		if err != nil {
+			return err
+		}
+		src, hdrs = t.Source, t.Headers
+	case *variant == "" && fs.NArg() == 1:
+		text, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		src = asm.Source{Name: fs.Arg(0), Text: text}
+		dirs = []string{filepath.Dir(fs.Arg(0))}
+	default:
+		return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
+	}
+	src.Unit = "code"
+	defines := map[string]string{}
+	for _, d := range defs {
+		k, v, _ := strings.Cut(d, "=")
+		defines[k] = v
+	}
+	hosts := append([]string{"ftrace_stub"}, harness.HostFuncs...)
+	im, err := asm.Build(asm.Options{Arch: a, Defines: defines, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
+		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(providedData(a))})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, asm.FormatListing(im))
+	return nil
+}
+
+// providedData defines the kernel data symbols a trampoline may use, as
+// weak zero words, so a file links on its own.
+func providedData(a *regs.Arch) string {
+	var b strings.Builder
+	b.WriteString("\t.data\n")
+	for _, s := range []string{"function_trace_op", "ftrace_func", "ftrace_trace_function"} {
+		fmt.Fprintf(&b, "\t.weak %s\n%s:\t.quad 0\n", s, s)
+	}
+	return b.String()
+}
+
+func cmdList(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	arch := archFlag(fs, "all")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	as, err := arches(*arch)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		fmt.Fprintf(w, "%s variants:\n", a.Name)
+		for _, v := range harness.VariantsOf(a, "") {
+			tag := ""
+			if !v.Kernel {
+				tag = " [not merged]"
+			}
+			if v.Bug != "" {
+				tag += " [known bug: " + v.Bug + "]"
+			}
+			fmt.Fprintf(w, "  %-6s %-26s %s (pairs with %s)%s\n", v.Role, v.Name, v.Model, v.Pair, tag)
+		}
+		fmt.Fprintf(w, "%s workloads:\n", a.Name)
+		for _, wl := range trampolines.Workloads {
+			if wl.Arch == "" || wl.Arch == a.Name {
+				fmt.Fprintf(w, "  %-13s %s\n", wl.Name, wl.Doc)
+			}
+		}
+	}
+	fmt.Fprintln(w, "check scenarios (--scenario):")
+	for _, s := range harness.Scenarios {
+		fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
+	}
+	return nil
+}
+
+func cmdCheck(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	arch := archFlag(fs, "")
+	var variants, workloads multi
+	fs.Var(&variants, "variant", "variant to check (repeatable; default: every variant of the arch)")
+	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
+	file := fs.String("file", "", "your kernel-style .S (defines ftrace_caller or return_to_handler)")
+	role := fs.String("role", "", "with --file: entry or exit")
+	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
+	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
+	seed := fs.Uint64("seed", 1, "random seed")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	a, err := archOf(*arch)
+	if err != nil {
+		return err
+	}
+	sc, err := harness.FindScenario(*scenario)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	for _, wl := range workloads {
+		if _, err := harness.FindWorkload(a, wl); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	var tramps []harness.Tramp
+	if *file != "" {
+		t, err := harness.FromFile(a, *file, trampolines.Role(*role))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		tramps = append(tramps, t)
+	} else if *role != "" {
+		return usagef("--role goes with --file")
+	}
+	for _, name := range variants {
+		v, err := harness.FindVariant(a, "", name)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		t, err := harness.FromVariant(v)
+		if err != nil {
+			return err
+		}
+		tramps = append(tramps, t)
+	}
+	if len(tramps) == 0 {
+		if tramps, err = check.Variants(a, ""); err != nil {
+			return err
+		}
+	}
+	var all []check.Result
+	for _, t := range tramps {
+		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
+		if err != nil {
+			if *file != "" {
+				return usageError{err.Error()}
+			}
+			return err
+		}
+		all = append(all, rs...)
+	}
+	if *asJSON {
+		if err := report.WriteJSON(w, all); err != nil {
+			return err
+		}
+	} else if err := report.CheckTable(w, all); err != nil {
+		return err
+	}
+	for _, r := range all {
+		if !r.OK {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+func cmdReport(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	arch := archFlag(fs, "all")
+	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
+	speed := fs.Uint64("speed", 200000, "traced calls per speed measurement (0: none)")
+	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
+	out := fs.String("out", "", "also write report.md and report.json into this folder")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	as, err := arches(*arch)
+	if err != nil {
+		return err
+	}
+	ss, err := check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed})
+	if err != nil {
+		return err
+	}
+	rt, _ := emu.UnicornVersion()
+	notes := []string{
+		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters; ns/traced call is the whole traced call of `add` (fentry, entry trampoline, Go callbacks, function, return_to_handler) in the emulator with a function tracer and a graph user, checks off.", Version, rt),
+		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, *calls),
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(*out, "report.md"))
+		if err != nil {
+			return err
+		}
+		report.Markdown(f, "trampemu report", ss, notes)
+		f.Close()
+		j, err := os.Create(filepath.Join(*out, "report.json"))
+		if err != nil {
+			return err
+		}
+		report.WriteJSON(j, ss)
+		j.Close()
+	}
+	if *asJSON {
+		err = report.WriteJSON(w, ss)
+	} else {
+		err = report.Markdown(w, "trampemu report", ss, notes)
+	}
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if s.Regression() {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+func mustScenario(name string) harness.Scenario {
+	s, _ := harness.FindScenario(name)
+	return s
+}
+
+func cmdScenario(args []string, w io.Writer) error {
+	return usagef("not built yet")
+}

@@ -1,0 +1,109 @@
+// Command trampemu runs Linux ftrace trampolines (x86-64, s390x) on the
+// Unicorn emulator with Go standing in for the kernel, checks what they
+// save and measures what they cost. Subcommands:
+//
+//	trampemu report  [--arch A] [--calls N] [--speed N] [--json] [--out DIR]
+//	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
+//	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
+//	trampemu list    [--arch A]
+//	trampemu version
+//
+// Exit status: 0 success / no error finding; 1 error findings (check) or
+// regressions (report); 2 bad usage or input.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// usageError is bad usage or input: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// findingsError means the command ran and found errors: exit status 1.
+var errFindings = errors.New("error findings")
+
+var commands = []struct {
+	name, summary string
+	run           func(args []string, stdout io.Writer) error
+}{
+	{"report", "check and cost every variant on both architectures (the main job)", cmdReport},
+	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
+	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
+	{"asm", "assemble and link a .S and print the listing", cmdAsm},
+	{"list", "list variants, workloads and scenarios", cmdList},
+	{"version", "print the version and the Unicorn version in use", cmdVersion},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: trampemu <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'trampemu <command> -h' for a command's flags.")
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout)
+		var ue usageError
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errFindings):
+			return 1
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "trampemu %s: %v\n", c.name, err)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "trampemu %s: %v\n", c.name, err)
+			return 2
+		}
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	fmt.Fprintf(stderr, "trampemu: unknown command %q: valid are %s\n", args[0], strings.Join(names, ", "))
+	return 2
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// parse parses a command's flags; a parse error is a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package ftrace
+
+import (
+	"errors"
+	"testing"
+
+	"trampemu/regs"
+)
+
+// FuzzMetaDecode: every word decodes; a decoded word re-encodes to itself
+// for the fields that type uses.
+func FuzzMetaDecode(f *testing.F) {
+	for _, w := range []uint64{0, ReservedWord(), BitmapWord(0b1001), DataWord(3, 2, 6), DataWord(15, 32, 1023), ^uint64(0), 3 << 10} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w uint64) {
+		m := DecodeMeta(w)
+		if m.Offset != MetaOffset(w) || m.Type != MetaTypeOf(w) || m.Offset < 0 || m.Offset > 1023 {
+			t.Fatalf("%#x: %+v", w, m)
+		}
+		var used uint64
+		switch m.Type {
+		case MetaBitmap:
+			used = 1<<28 - 1
+		case MetaData:
+			used = 1<<21 - 1
+			if m.Words < 1 || m.Words > MaxDataWords || m.Index < 0 || m.Index >= ArraySize {
+				t.Fatalf("%#x: DATA fields out of range: %+v", w, m)
+			}
+		default:
+			used = 1<<12 - 1
+		}
+		if got := m.Encode(); got != w&used {
+			t.Fatalf("%#x: decode %+v re-encodes to %#x, want %#x", w, m, got, w&used)
+		}
+		if DecodeMeta(m.Encode()) != m {
+			t.Fatalf("%#x: round trip changed %+v", w, m)
+		}
+	})
+}
+
+// FuzzShadowWalk: arbitrary shadow-stack contents and curr_ret_stack. The
+// 4096-byte stack is the fill word repeated with data written over its
+// start (small inputs keep the fuzzer's byte minimizer fast). The walker,
+// Return, the retrieves and RetAddr never panic and never touch memory
+// outside the stack; what the walker accepts is a consistent chain, and
+// Return agrees with it about the top frame.
+func FuzzShadowWalk(f *testing.F) {
+	// Seeds: a valid two-frame stack from the tracer, and some garbage.
+	for _, a := range regs.Arches {
+		e := newEnv(f, a)
+		o := &GraphOps{Name: "s", EntryFunc: func(g *Graph, _ *GraphEnt, o *GraphOps, _ *regs.Frame) bool {
+			g.ReserveData(o, 16)
+			return true
+		}}
+		_ = e.g.Register(o)
+		e.g.Enter(1, 2, 0, 3, nil)
+		e.g.Enter(4, 5, 0, 6, nil)
+		b := make([]byte, 8*e.g.Current().Curr)
+		e.mem.Read(e.g.Current().Stack, b)
+		f.Add(b, uint64(0), e.g.Current().Curr, a.Name == "s390x")
+		f.Add(b[:len(b)-8], DataWord(0, 1, 9), e.g.Current().Curr, a.Name == "s390x")
+	}
+	f.Add([]byte{}, BitmapWord(1), 7, false)
+	f.Add([]byte{0xff, 0xff, 0xff}, ^uint64(0), 1, true)
+	f.Add([]byte{}, uint64(0), -3, false)
+	f.Add(make([]byte, 64), uint64(3), 1000, true)
+	f.Fuzz(fuzzWalk)
+}
+
+func fuzzWalk(t *testing.T, data []byte, fill uint64, curr int, s390 bool) {
+	a := regs.X86_64
+	if s390 {
+		a = regs.S390X
+	}
+	if len(data) > ShadowStackSize {
+		data = data[:ShadowStackSize]
+	}
+	// Only the shadow stack is mapped: any stray access is a fault.
+	heap := regs.Region{Name: "heap", Base: a.Memory.Heap.Base, Size: ShadowStackSize}
+	mem := regs.NewFlatMemory(a, heap)
+	g, err := NewGraph(GraphConfig{Arch: a, Mem: mem, Heap: NewHeap(heap), ReturnToHandler: 0x42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := g.Current()
+	for i := 0; i < ShadowStackWords; i++ {
+		mem.WriteWord(task.Stack+8*uint64(i), fill)
+	}
+	mem.Write(task.Stack, data)
+	task.Curr = curr
+	ops := &GraphOps{Name: "o"}
+	_ = g.Register(ops)
+
+	frames, werr := g.Frames()
+	if werr != nil && !errors.Is(werr, ErrCorruptStack) {
+		t.Fatalf("walker error %v does not wrap ErrCorruptStack", werr)
+	}
+	next := curr
+	for _, fr := range frames {
+		if fr.Top != next-1 || fr.Base < 0 || fr.Base+FrameOffset > fr.Top || fr.Meta.Type != MetaBitmap {
+			t.Fatalf("inconsistent frame %+v (next %d)", fr, next)
+		}
+		for _, r := range fr.Data {
+			if r.First <= fr.Base+FrameOffset || r.First+r.Words > fr.Top {
+				t.Fatalf("record %+v outside frame %+v", r, fr)
+			}
+		}
+		next = fr.Base
+	}
+	if werr == nil && next != 0 {
+		t.Fatalf("walk ended at %d without error", next)
+	}
+
+	idx := 0
+	g.RetAddr(&idx, 0x42, 0)
+	g.RetrieveParentData(ops, 0)
+	g.RetrieveParentData(ops, 3)
+	ret, rerr := g.Return(nil)
+	switch {
+	case len(frames) > 0 && rerr != nil:
+		t.Fatalf("walker accepted the top frame, Return failed: %v", rerr)
+	case len(frames) > 0 && (ret != frames[0].Ret || task.Curr != frames[0].Base):
+		t.Fatalf("Return %#x curr %d, walker says %#x base %d", ret, task.Curr, frames[0].Ret, frames[0].Base)
+	case rerr != nil && (!errors.Is(rerr, ErrCorruptStack) || !g.Stopped() || !g.Warned(WarnBadRetStack)):
+		t.Fatalf("corrupt return: %v stopped %v", rerr, g.Stopped())
+	}
+	if len(mem.Faults) > 0 {
+		t.Fatalf("accesses outside the shadow stack: %v", mem.Faults)
+	}
+}
+
+// FuzzFprobeHeader: for every encoding on both arches, an encodable pointer
+// and size round-trip; what is rejected really does not fit.
+func FuzzFprobeHeader(f *testing.F) {
+	for _, a := range regs.Arches {
+		f.Add(a.Memory.Heap.Base+0x1040, 15, uint8(0))
+		f.Add(a.Memory.Heap.Base, 0, uint8(1))
+	}
+	f.Add(uint64(0x8ff00040), 3, uint8(0))
+	f.Add(uint64(0xffff888100000040), 16, uint8(1))
+	f.Add(^uint64(0), -1, uint8(2))
+	f.Fuzz(func(t *testing.T, fp uint64, size int, sel uint8) {
+		for _, a := range regs.Arches {
+			enc := HeaderEncodings[int(sel)%len(HeaderEncodings)]
+			c := HeaderCodec{Enc: enc, Arch: a}
+			w, ok := c.Encode(fp, size)
+			fits := size >= 0 && size <= MaxFprobeDataWords && (enc == HeaderTwoWord || fp>>60 == c.Pattern()>>60)
+			if ok != fits {
+				t.Fatalf("%s %v: Encode(%#x, %d) ok=%v, want %v", a.Name, enc, fp, size, ok, fits)
+			}
+			if !ok {
+				continue
+			}
+			if len(w) != c.Words() {
+				t.Fatalf("%d words, want %d", len(w), c.Words())
+			}
+			gfp, gsize := c.Decode(w)
+			if gfp != fp || gsize != size {
+				t.Fatalf("%s %v: round trip (%#x, %d) -> %#x -> (%#x, %d)", a.Name, enc, fp, size, w, gfp, gsize)
+			}
+			// Decoding arbitrary words never panics.
+			c.Decode([]uint64{fp, uint64(size)})
+		}
+	})
+}
+
+// FuzzGlobMatch: glob_match never panics, a pattern without metacharacters
+// matches exactly itself, and "*" matches everything.
+func FuzzGlobMatch(f *testing.F) {
+	f.Add("fprobe_selftest_target*", "fprobe_selftest_target2")
+	f.Add("[a-c]?x", "bqx")
+	f.Add("[!", "[!")
+	f.Add(`\*`, "*")
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		GlobMatch(pat, s)
+		if !GlobMatch("*", s) {
+			t.Fatalf("* does not match %q", s)
+		}
+		plain := true
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '*', '?', '[', '\\', 0:
+				plain = false
+			}
+		}
+		if plain && !GlobMatch(s, s) {
+			t.Fatalf("%q does not match itself", s)
+		}
+		if plain && s != "" && GlobMatch(s, s+"x") {
+			t.Fatalf("%q matches %q", s, s+"x")
+		}
+	})
+}

@@ -1,0 +1,187 @@
+// Package report renders check results and summaries: plain tables for the
+// terminal, JSON for tools, Markdown that can be pasted into a patch
+// discussion. It formats; it runs nothing.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"trampemu/check"
+)
+
+// WriteJSON writes v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// CheckTable renders check results, one row per (variant, workload), then
+// every finding under its row's name.
+func CheckTable(w io.Writer, rs []check.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tSLOTS FILLED")
+	for _, r := range rs {
+		m := r.Metrics
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
+			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, strings.Join(m.Written, " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if len(r.Findings) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s %s / %s:\n", r.Arch, r.Role, r.Variant, r.Workload)
+		for _, f := range r.Findings {
+			fmt.Fprintf(w, "  %-5s %s%s\n", f.Severity, f.String(), countText(f.Count))
+		}
+	}
+	return nil
+}
+
+func resultText(r check.Result) string {
+	if r.OK {
+		if len(r.Findings) > 0 {
+			return fmt.Sprintf("ok (%d info)", len(r.Findings))
+		}
+		return "ok"
+	}
+	return fmt.Sprintf("FAIL (%d errors)", r.Errors())
+}
+
+func countText(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" [x%d]", n)
+}
+
+// num prints a per-call average: an integer when it is one.
+func num(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// SummaryTable renders one row per variant.
+func SummaryTable(w io.Writer, ss []check.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tNS/CALL\tWRITTEN")
+	for _, s := range ss {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
+			num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes), s.Metrics.StackBytes,
+			speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
+	}
+	return tw.Flush()
+}
+
+func speedText(sp *check.Speed) string {
+	if sp == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", sp.NsPerCall)
+}
+
+// verdict says how a variant fared.
+func verdict(s check.Summary) string {
+	kinds := make([]string, len(s.Kinds))
+	for i, k := range s.Kinds {
+		kinds[i] = string(k)
+	}
+	switch {
+	case s.Errors == 0:
+		return "ok"
+	case s.Bug != "":
+		return "caught: " + strings.Join(kinds, ",")
+	case s.Regression():
+		return "REGRESSION: " + strings.Join(kinds, ",")
+	default:
+		return "findings: " + strings.Join(kinds, ",")
+	}
+}
+
+// Markdown renders the full report: per arch and role a table of the
+// variants, then every finding.
+func Markdown(w io.Writer, title string, ss []check.Summary, notes []string) error {
+	fmt.Fprintf(w, "# %s\n\n", title)
+	for _, n := range notes {
+		fmt.Fprintf(w, "%s\n", n)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	groups := map[string][]check.Summary{}
+	var keys []string
+	for _, s := range ss {
+		k := s.Arch + " " + s.Role
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], s)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(w, "## %s trampolines\n\n", k)
+		fmt.Fprintln(w, "| variant | models | paired with | result | insns | loads | stores | bytes stored | stack | ns/traced call | slots the asm fills |")
+		fmt.Fprintln(w, "|---|---|---|---|--:|--:|--:|--:|--:|--:|---|")
+		for _, s := range groups[k] {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n", s.Variant, s.Model, s.Pair, verdict(s),
+				num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes),
+				s.Metrics.StackBytes, speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "## Findings")
+	fmt.Fprintln(w)
+	for _, s := range ss {
+		lines := findingLines(s)
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "### %s %s %s\n\n", s.Arch, s.Role, s.Variant)
+		if s.Bug != "" {
+			fmt.Fprintf(w, "Known defect: %s.\n\n", s.Bug)
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// findingLines merges a summary's findings over workloads: one line per
+// finding, with the workloads that showed it.
+func findingLines(s check.Summary) []string {
+	type agg struct {
+		f   check.Finding
+		wls []string
+	}
+	m := map[string]*agg{}
+	var order []string
+	for _, r := range s.Results {
+		for _, f := range r.Findings {
+			key := f.String()
+			if a, ok := m[key]; ok {
+				a.wls = append(a.wls, r.Workload)
+				continue
+			}
+			m[key] = &agg{f: f, wls: []string{r.Workload}}
+			order = append(order, key)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return m[order[i]].f.Severity < m[order[j]].f.Severity })
+	var out []string
+	for _, k := range order {
+		a := m[k]
+		out = append(out, fmt.Sprintf("**%s** (%s) %s; workloads: %s", a.f.Kind, a.f.Severity, strings.TrimPrefix(a.f.String(), string(a.f.Kind)+" "), strings.Join(a.wls, ", ")))
+	}
+	return out
+}
