@@ -243,16 +243,14 @@ func isMovStore(x x86asm.Inst, i int) bool {
 }
 
 // gnuSuffixes drops the operand-size suffixes that x86asm adds and binutils
-// 2.40's objdump does not print (callq -> call, pushq %rbp -> push %rbp).
+// 2.40's objdump does not print (callq -> call, pushq %rbp -> push %rbp,
+// pushq 0x8(%rsp) -> push 0x8(%rsp), pushq $0x1 -> push $0x1: in 64-bit mode
+// push and pop have no other operand size objdump would name).
 func gnuSuffixes(t string) string {
 	op, rest, _ := strings.Cut(t, " ")
 	switch op {
-	case "callq", "retq", "jmpq", "leaveq", "pushfq", "popfq":
+	case "callq", "retq", "jmpq", "leaveq", "pushfq", "popfq", "pushq", "popq":
 		op = strings.TrimSuffix(op, "q")
-	case "pushq", "popq":
-		if strings.HasPrefix(rest, "%") {
-			op = strings.TrimSuffix(op, "q")
-		}
 	}
 	if rest == "" {
 		return op
@@ -396,7 +394,7 @@ func (d s390xDis) Decode(code []byte, pc uint64) (in Inst, err error) {
 	var buf [8]byte
 	copy(buf[:], code[:n])
 	if code[0] == 0 && code[1] == 0 {
-		return Inst{Addr: pc, Len: 2, Bytes: code[:2], Op: ".long", Text: ".short 0x0000", MemKnown: true, Flow: FlowTrap}, nil
+		return Inst{Addr: pc, Len: 2, Bytes: code[:2], Op: ".short", Text: ".short 0x0000", MemKnown: true, Flow: FlowTrap}, nil
 	}
 	x, err := s390xasm.Decode(buf[:])
 	if err != nil || x.Len != n || x.Op == 0 {
@@ -404,6 +402,12 @@ func (d s390xDis) Decode(code []byte, pc uint64) (in Inst, err error) {
 	}
 	in = Inst{Addr: pc, Len: n, Bytes: code[:n]}
 	in.Text = s390xasm.GNUSyntax(x, pc)
+	if n == 4 && strings.HasPrefix(in.Text, "nopr") {
+		// s390xasm names bc with mask 0 "nopr" like the 2-byte bcr 0; GNU
+		// (and the assembler, which would emit 2 bytes for nopr) call the
+		// 4-byte form "nop".
+		in.Text = "nop" + strings.TrimPrefix(in.Text, "nopr")
+	}
 	in.Op = strings.Fields(in.Text)[0]
 	s390xFacts(&in, x, d.sym)
 	return in, nil

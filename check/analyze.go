@@ -21,6 +21,9 @@ type analyzer struct {
 	written   map[string]bool // slots the trampoline's code filled, over all invocations
 	stackUsed uint64          // deepest store below the entry sp
 	volKept   map[string]int  // s390x exit r3-r5: kept / changed counts
+	// cutShort is an invocation of the trampoline under test that never
+	// left it (the run stopped inside, or control went nowhere).
+	cutShort *harness.Invocation
 }
 
 func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
@@ -41,12 +44,18 @@ func (z *analyzer) roleName() string {
 // call checks one workload call: its result and every invocation of the
 // trampoline under test.
 func (z *analyzer) call(c *harness.Call) {
+	errs := z.col.errs
 	for _, inv := range c.Invocations {
 		if inv.Role == z.t.Role {
 			z.invocation(inv)
+			if !inv.Left {
+				z.cutShort = inv
+			}
 		}
 	}
-	if !c.Done {
+	// A wrong result is a safety net for corruption nothing else explained:
+	// after another error in the same call it is only a consequence.
+	if !c.Done || z.col.errs != errs {
 		return
 	}
 	for i, want := range c.Want {
@@ -72,6 +81,14 @@ func (z *analyzer) runError(err error) {
 	switch e.Kind {
 	case emu.KindLimit, emu.KindTimeout, emu.KindStopped:
 		kind = Control
+	case emu.KindFault:
+		if z.cutShort != nil && e.HasAddr && e.Addr == e.PC {
+			// The trampoline under test jumped to an address with no code:
+			// where it went is the problem, not the fetch.
+			z.col.add(Control, "", "", fmt.Sprintf("%s did not return where it should", z.roleName()),
+				fmt.Sprintf("went to %#x (no code there), want %s", e.PC, z.where(z.cutShort.WantPC)))
+			return
+		}
 	}
 	summary := fmt.Sprintf("%s at %s: %s", e.Kind, e.Where, e.Insn)
 	detail := e.Detail
@@ -264,11 +281,13 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 	if hc == nil {
 		return
 	}
-	read := map[string]bool{}
-	for _, rd := range inv.Reads {
-		if rd.Slot != "" {
-			read[rd.Slot] = true
+	read := func(name string) bool {
+		for _, rd := range inv.Reads {
+			if rd.Slot == name {
+				return true
+			}
 		}
+		return false
 	}
 	for _, s := range hc.Slots {
 		if !s.Written {
@@ -284,7 +303,7 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.valueText(inv, s.Value), z.valueText(inv, want)))
 		}
 		addr := hc.Base + uint64(s.Slot.Off)
-		if read[s.Slot.Name] || loadedBy(inv.Accesses, addr, s.Slot.Size) {
+		if read(s.Slot.Name) || loadedBy(inv.Accesses, addr, s.Slot.Size) {
 			continue
 		}
 		z.col.add(UnusedStore, s.Slot.Name, "", fmt.Sprintf("%s is written and never read", s.Slot.Name), "")
@@ -325,7 +344,7 @@ func (z *analyzer) stackWrites(inv *harness.Invocation) {
 		}
 		return false
 	}
-	if len(inv.AboveAfter) == len(inv.AboveBefore) {
+	if inv.Left && len(inv.AboveAfter) == len(inv.AboveBefore) {
 		for off := 0; off+8 <= len(inv.AboveBefore); off += 8 {
 			if a.Word(inv.AboveBefore[off:]) != a.Word(inv.AboveAfter[off:]) &&
 				!z.conv.allowedAbove(z.t.Role, uint64(off)) && !goWrote(sp+uint64(off)) {

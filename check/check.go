@@ -79,7 +79,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
-	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber})
+	var z *analyzer
+	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber,
+		OnCall: func(c *harness.Call) { z.call(c) }})
 	if err != nil {
 		return res, err
 	}
@@ -90,7 +92,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	if err := h.Enable(); err != nil {
 		return res, err
 	}
-	z := newAnalyzer(h, cfg.Tramp)
+	z = newAnalyzer(h, cfg.Tramp)
 	for _, in := range h.Unknown {
 		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
 			h.Describe(in.Addr)+": "+in.Text)
@@ -108,9 +110,6 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	runErr := h.RunChecked(calls)
 	if runErr != nil {
 		z.runError(runErr)
-	}
-	for _, c := range calls {
-		z.call(c)
 	}
 	z.finish()
 	res.Findings = z.col.findings()

@@ -148,6 +148,7 @@ func (r Result) KindSet(severity string) []Kind {
 type collector struct {
 	byKey map[string]*Finding
 	order []string
+	errs  int // error-severity adds so far
 }
 
 // add records a finding. Findings with the same kind, slot, register and
@@ -155,6 +156,9 @@ type collector struct {
 // first occurrence's example (which names the values seen).
 func (c *collector) add(k Kind, slot, reg, summary, example string) {
 	key := string(k) + "\x00" + slot + "\x00" + reg + "\x00" + summary
+	if k.Severity() == Error {
+		c.errs++
+	}
 	if c.byKey == nil {
 		c.byKey = map[string]*Finding{}
 	}

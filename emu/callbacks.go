@@ -55,32 +55,12 @@ func nameOf(h *hostFunc) string {
 	return h.name
 }
 
-//export goWatch
-func goWatch(h C.uintptr_t, addr C.uint64_t, entering C.int) (stop C.int) {
+//export goWatchFull
+func goWatchFull(h C.uintptr_t) {
 	m := cgo.Handle(h).Value().(*Machine)
-	m.inCallback = true
-	m.memFault = nil
-	defer func() {
-		m.inCallback = false
-		if r := recover(); r != nil {
-			m.cbErr = fmt.Errorf("watch callback panicked: %v\n%s", r, debug.Stack())
-			m.cbPC = uint64(addr)
-			stop = 1
-		}
-	}()
-	if m.watch == nil {
-		return 0
+	if m.watchFull != nil {
+		m.watchFull()
 	}
-	err := m.watch(m, uint64(addr), entering != 0)
-	if err == nil && m.memFault != nil {
-		err = fmt.Errorf("guest memory fault in watch callback: %w", m.memFault)
-	}
-	if err != nil {
-		m.cbErr = err
-		m.cbPC = uint64(addr)
-		return 1
-	}
-	return 0
 }
 
 //export goBlockInsns

@@ -32,9 +32,23 @@ import (
 // Run wrapped in an *Error of kind KindHost.
 type HostFunc func(m *Machine) error
 
-// WatchFunc is called when execution enters (entering = true) or leaves the
-// watched code range; see Machine.Watch. Returning an error stops the run.
-type WatchFunc func(m *Machine, addr uint64, entering bool) error
+// WatchEvent is control entering (Enter) or leaving a watched code range;
+// see Machine.Watch.
+type WatchEvent struct {
+	Enter bool
+	PC    uint64       // the first address executed inside (enter) or outside (leave)
+	Regs  regs.RegFile // the registers at that moment
+	// Above holds the WatchAbove bytes of guest memory from the stack
+	// pointer at the last enter up (the same bytes for an enter and its
+	// leave; nil when that is outside guest memory).
+	Above []byte
+	// Accesses are the memory-probe accesses logged since the previous
+	// event (they happened before this one).
+	Accesses []Access
+}
+
+// WatchAbove is how many bytes above the stack pointer a WatchEvent keeps.
+const WatchAbove = C.TM_ABOVE
 
 type hostFunc struct {
 	name    string
@@ -56,13 +70,15 @@ type Machine struct {
 	Arch  *regs.Arch
 	Image *asm.Image
 
-	c       *C.tm
-	handle  cgo.Handle
-	regions []region
-	last    int // index of the region last used by a memory access
-	hosts   map[uint64]*hostFunc
-	dis     asm.Disassembler
-	watch   WatchFunc
+	c         *C.tm
+	handle    cgo.Handle
+	regions   []region
+	last      int // index of the region last used by a memory access
+	hosts     map[uint64]*hostFunc
+	dis       asm.Disassembler
+	watchFull func() // drains the watch log when it fills
+	accbuf    []Access
+	wev       WatchEvent
 
 	inCallback bool
 	cbErr      error  // error of the Go callback that stopped the run
@@ -122,6 +138,9 @@ func (m *Machine) mapRegion(r regs.Region, phys uint64) error {
 		return fmt.Errorf("emu: mapping %s at %#x: %w", r.Name, r.Base, err)
 	}
 	m.regions = append(m.regions, region{Region: r, phys: phys, ptr: ptr, mem: unsafe.Slice((*byte)(ptr), r.Size)})
+	if C.tm_add_region(m.c, C.uint64_t(r.Base), C.uint64_t(r.Size), ptr) != 0 {
+		return fmt.Errorf("emu: too many regions")
+	}
 	return nil
 }
 
@@ -198,18 +217,66 @@ func (m *Machine) HostCalls(name string) uint64 {
 	return 0
 }
 
-// Watch calls fn whenever execution enters the code range [lo, hi) from
-// outside, and when it leaves it for code outside the range and outside the
-// host stubs (a host call from inside the range is not a leave). Detection
-// is at basic-block starts, in the C block hook: free when nothing crosses.
-// A zero range turns watching off.
-func (m *Machine) Watch(lo, hi uint64, fn WatchFunc) {
-	m.watch = fn
-	m.c.watch_lo, m.c.watch_hi = C.uint64_t(lo), C.uint64_t(hi)
-	m.c.watching = 0
-	if fn != nil && hi > lo {
-		m.c.watching = 1
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// PoisonBelow bytes below the stack pointer are overwritten on every
+	// enter with a pattern: word at address a = PoisonXor ^ (a & 0xffffffffffff)
+	// (in guest byte order), so a later read can tell a word nobody wrote.
+	PoisonBelow int
+	PoisonXor   uint64
+	// Full is called when the event log is full (every 1024 events): it
+	// must drain it with DrainWatch.
+	Full func()
+}
+
+// Watch logs an event (registers, the stack above sp) in C each time
+// execution enters the code range [lo, hi) from outside, and each time it
+// leaves it for code outside it and outside the host stubs (a host call
+// from inside is not a leave). Detection is at basic-block starts, in the
+// C block hook, and costs nothing when nothing crosses; no Go runs until
+// the log is drained (DrainWatch), e.g. at the next host call. A zero range
+// turns watching off.
+func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
+	m.watchFull = o.Full
+	m.c.sp_index = C.int(m.Arch.SP)
+	big := 0
+	if m.Arch.ByteOrder.String() == "BigEndian" {
+		big = 1
 	}
+	if C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big)) != 0 {
+		return errors.New("emu: out of memory for the watch log")
+	}
+	return nil
+}
+
+// DrainWatch hands every logged watch event to fn, in order, each with the
+// probed memory accesses logged before it, and empties both logs. The
+// accesses logged after the last event are returned (with the overflow
+// flag of the access log). Event and slices are reused after fn returns.
+func (m *Machine) DrainWatch(fn func(*WatchEvent)) (rest []Access, overflow bool) {
+	all, overflow := m.AppendAccesses(m.accbuf[:0])
+	m.accbuf = all
+	n := int(m.c.wn)
+	ev := &m.wev
+	prev := 0
+	log := unsafe.Slice(m.c.wlog, n)
+	for i := range log {
+		e := &log[i] // points into the C log: no copy of its 700 bytes
+		upto := min(int(e.naccess), len(all))
+		ev.Accesses = all[prev:upto]
+		prev = max(prev, upto)
+		ev.Enter, ev.PC = e.enter != 0, uint64(e.pc)
+		for i := range ev.Regs {
+			ev.Regs[i] = uint64(e.regs[i])
+		}
+		ev.Above = nil
+		if e.above_ok != 0 {
+			ev.Above = unsafe.Slice((*byte)(unsafe.Pointer(&e.above[0])), WatchAbove)
+		}
+		fn(ev)
+	}
+	m.c.wn = 0
+	return all[prev:], overflow
 }
 
 // SetCounting turns block execution counting on or off (it is off after

@@ -113,7 +113,6 @@ func TestClobberLeavesPatternInVolatileRegisters(t *testing.T) {
 			m := newTestMachine(t, a)
 			var after regs.RegFile
 			m.Bind("host_add", func(m *Machine) error { m.SetReturn(7); return nil }, true)
-			m.Watch(m.Image.HostFuncs["host_add"]+16, m.Image.HostFuncs["host_add"]+32, nil)
 			// Stop right after the stub returns: run until the instruction
 			// after the call in guest_add.
 			start := sym(t, m, "guest_add")

@@ -40,18 +40,86 @@ void tm_free(tm *m) {
 		return;
 	if (m->uc)
 		uc_close(m->uc);
-	for (tm_probe *p = m->probes; p;) {
-		tm_probe *n = p->next;
-		free(p);
-		p = n;
-	}
+	free(m->probes);
+	free(m->probe_first);
 	free(m->log);
+	free(m->wlog);
 	free(m->blocks);
 	free(m);
 }
 
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem) {
 	return uc_mem_map_ptr(m->uc, addr, size, perms, mem);
+}
+
+// tm_add_region tells the C side where a guest virtual region lives in host
+// memory, so the watch can poison and copy stack bytes without Go.
+int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host) {
+	if (m->nregions >= TM_MAX_REGIONS)
+		return -1;
+	m->regions[m->nregions++] = (tm_region){base, size, host};
+	return 0;
+}
+
+static uint8_t *tm_host(tm *m, uint64_t addr, uint64_t n) {
+	for (int i = 0; i < m->nregions; i++) {
+		tm_region *r = &m->regions[i];
+		if (addr >= r->base && addr - r->base <= r->size && n <= r->size - (addr - r->base))
+			return r->host + (addr - r->base);
+	}
+	return NULL;
+}
+
+// tm_watch logs a tm_wevent each time control enters [lo, hi) from outside
+// or leaves it for code outside it and outside the host stubs (see
+// tm_block_hook); lo == hi turns it off.
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian) {
+	if (!m->wlog) {
+		m->wcap = 1024;
+		m->wlog = calloc(m->wcap, sizeof(tm_wevent));
+		if (!m->wlog)
+			return -1;
+	}
+	m->watch_lo = lo;
+	m->watch_hi = hi;
+	m->watching = hi > lo;
+	m->poison_below = poison_below & ~7u;
+	m->poison_xor = poison_xor;
+	m->big_endian = big_endian;
+	m->wn = 0;
+	return 0;
+}
+
+static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
+	if (m->wn == m->wcap) {
+		goWatchFull(m->handle); // the Go side drains the log
+		if (m->wn == m->wcap)
+			m->wn = 0; // nobody drained: drop rather than overflow
+	}
+	tm_wevent *e = &m->wlog[m->wn++];
+	e->enter = enter;
+	e->naccess = m->log_n;
+	e->pc = addr;
+	memcpy(e->regs, m->regs, sizeof(e->regs));
+	uint64_t sp = m->regs[sp_index];
+	// Both events of an invocation copy the same bytes: from the sp at enter.
+	if (enter)
+		m->enter_sp = sp;
+	uint8_t *above = tm_host(m, m->enter_sp, TM_ABOVE);
+	e->above_ok = above != NULL;
+	if (above)
+		memcpy(e->above, above, TM_ABOVE);
+	if (!enter || !m->poison_below)
+		return;
+	uint64_t lo = sp - m->poison_below;
+	uint64_t *below = (uint64_t *)tm_host(m, lo, m->poison_below);
+	if (!below || (lo & 7))
+		return;
+	for (uint32_t i = 0; i < m->poison_below / 8; i++) {
+		uint64_t a = lo + 8 * (uint64_t)i;
+		uint64_t v = m->poison_xor ^ (a & 0x0000ffffffffffffULL);
+		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
+	}
 }
 
 static inline uint64_t tm_hash(uint64_t addr, uint32_t size) {
@@ -149,13 +217,7 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 		if (inside != m->in_watch && (inside || !stub)) {
 			m->in_watch = inside;
 			tm_read_regs(m);
-			int stop = goWatch(m->handle, addr, inside);
-			tm_write_dirty(m);
-			if (stop) {
-				m->stop = TM_STOP_GO;
-				uc_emu_stop(uc);
-				return;
-			}
+			tm_watch_event(m, addr, inside, m->sp_index);
 		}
 	}
 	if (m->insns > m->insn_limit) {
@@ -251,65 +313,61 @@ uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max) {
 void tm_stop(tm *m) { uc_emu_stop(m->uc); }
 
 static void tm_probe_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
-	tm_probe *p = user;
-	tm *m = p->m;
-	if (!m->probing)
+	tm *m = user;
+	if (!m->probing || addr < m->probe_lo || addr >= m->probe_hi)
 		return;
-	uint64_t a = (uint64_t)p->disp, v = 0;
-	if (p->base >= 0) {
-		uc_reg_read(uc, p->base, &v);
-		a += v;
-	}
-	if (p->index >= 0) {
-		uc_reg_read(uc, p->index, &v);
-		a += v * (uint64_t)p->scale;
-	}
-	if (m->log_n < m->log_cap) {
-		tm_access *e = &m->log[m->log_n++];
-		e->pc = addr;
-		e->addr = a;
-		e->size = p->size;
-		e->flags = p->flags;
-	} else {
-		m->log_overflow = 1;
+	uint32_t first = m->probe_first[addr - m->probe_lo];
+	if (!first)
+		return;
+	for (uint32_t i = first - 1; i < m->nprobes && m->probes[i].pc == addr; i++) {
+		tm_probe *p = &m->probes[i];
+		uint64_t a = (uint64_t)p->disp, v = 0;
+		if (p->base >= 0) {
+			uc_reg_read(uc, p->base, &v);
+			a += v;
+		}
+		if (p->index >= 0) {
+			uc_reg_read(uc, p->index, &v);
+			a += v * (uint64_t)p->scale;
+		}
+		if (m->log_n < m->log_cap) {
+			tm_access *e = &m->log[m->log_n++];
+			e->pc = addr;
+			e->addr = a;
+			e->size = p->size;
+			e->flags = p->flags;
+		} else {
+			m->log_overflow = 1;
+		}
 	}
 }
 
-// tm_add_probe logs the effective address of one memory access of the
-// instruction at pc each time it runs (while probing is on). A C hook on
-// that address only: no memory hook, which would slow every access.
-uc_err tm_add_probe(tm *m, uint64_t pc, int base, int index, int scale, int64_t disp, uint32_t size, uint32_t flags) {
-	if (!m->log) {
-		m->log_cap = 1 << 16;
-		m->log = calloc(m->log_cap, sizeof(tm_access));
-		if (!m->log)
-			return UC_ERR_NOMEM;
-	}
-	tm_probe *p = calloc(1, sizeof(tm_probe));
-	if (!p)
+// tm_set_probes logs, while probing is on, the effective address of each
+// listed memory access when its instruction runs. One C code hook over
+// [lo, hi) finds an instruction's probes through a per-byte table: no
+// memory hook (which would slow every access) and no hook per instruction
+// (Unicorn scans every code hook's range for each hooked instruction).
+// probes must be sorted by pc; call it before the code first runs.
+uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n) {
+	if (m->probes || hi <= lo || hi - lo > (64u << 20))
+		return UC_ERR_ARG;
+	m->log_cap = 1 << 16;
+	m->log = calloc(m->log_cap, sizeof(tm_access));
+	m->probes = calloc(n ? n : 1, sizeof(tm_probe));
+	m->probe_first = calloc(hi - lo, sizeof(uint32_t));
+	if (!m->log || !m->probes || !m->probe_first)
 		return UC_ERR_NOMEM;
-	p->m = m;
-	p->base = base;
-	p->index = index;
-	p->scale = scale;
-	p->disp = disp;
-	p->size = size;
-	p->flags = flags;
-	uc_err err = uc_hook_add(m->uc, &p->hook, UC_HOOK_CODE, (void *)tm_probe_hook, p, pc, pc);
-	if (err != UC_ERR_OK) {
-		free(p);
-		return err;
+	memcpy(m->probes, probes, n * sizeof(tm_probe));
+	m->nprobes = n;
+	m->probe_lo = lo;
+	m->probe_hi = hi;
+	for (uint32_t i = n; i-- > 0;) {
+		if (m->probes[i].pc >= lo && m->probes[i].pc < hi)
+			m->probe_first[m->probes[i].pc - lo] = i + 1;
 	}
-	p->next = m->probes;
-	m->probes = p;
-	return UC_ERR_OK;
+	return uc_hook_add(m->uc, &m->h_probe, UC_HOOK_CODE, (void *)tm_probe_hook, m, lo, hi - 1);
 }
 
-// tm_x86_paging turns on 4-level paging with the page tables at physical
-// address cr3. The guest's kernel addresses (0xffffffff81000000, ...) then
-// translate like in a kernel; Unicorn 2.1's alternative, UC_TLB_VIRTUAL,
-// refills the TLB on every indirect branch and makes a call/ret pair ~10x
-// slower (measured: 120 ns vs 12 ns).
 uc_err tm_x86_paging(tm *m, uint64_t cr3) {
 	uc_err err;
 	uc_x86_msr efer = {0xC0000080, 0};

@@ -16,6 +16,25 @@ enum {
 	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
 };
 
+#define TM_ABOVE 512     // bytes of the stack above sp kept per watch event
+#define TM_MAX_REGIONS 8
+
+typedef struct tm_region {
+	uint64_t base, size; // guest virtual
+	uint8_t *host;
+} tm_region;
+
+// tm_wevent: control entered (enter = 1) or left the watched range.
+typedef struct tm_wevent {
+	uint32_t enter;
+	uint32_t above_ok; // the above bytes were in guest memory
+	uint32_t naccess;  // memory-probe log entries before this event
+	uint32_t pad;
+	uint64_t pc;
+	uint64_t regs[TM_NREGS];
+	uint8_t above[TM_ABOVE];
+} tm_wevent;
+
 typedef struct tm_block {
 	uint64_t addr;
 	uint32_t size;
@@ -30,17 +49,15 @@ typedef struct tm_access {
 	uint32_t flags; // 1 load, 2 store
 } tm_access;
 
-struct tm;
-
+// tm_probe: one memory access of the instruction at pc:
+// address = disp + base + index * scale (registers by Unicorn id, -1: none).
 typedef struct tm_probe {
-	struct tm *m;
-	int base, index; // Unicorn register ids, -1 for none
-	int scale;
+	uint64_t pc;
 	int64_t disp;
+	int32_t base, index, scale;
 	uint32_t size;
-	uint32_t flags;
-	uc_hook hook;
-	struct tm_probe *next;
+	uint32_t flags; // 1 load, 2 store
+	uint32_t pad;
 } tm_probe;
 
 typedef struct tm {
@@ -60,6 +77,18 @@ typedef struct tm {
 
 	int watching, in_watch;
 	uint64_t watch_lo, watch_hi;
+	// on enter, the poison_below bytes below sp get the pattern
+	// poison_xor ^ (address & 0xffffffffffff) per word (big_endian: s390x)
+	uint32_t poison_below;
+	uint64_t poison_xor;
+	int big_endian;
+	int sp_index;     // index of the stack pointer in regs
+	uint64_t enter_sp; // sp at the last enter event
+	tm_wevent *wlog;
+	uint32_t wcap, wn;
+
+	tm_region regions[TM_MAX_REGIONS];
+	int nregions;
 	uint64_t stub_lo, stub_hi;
 
 	int stop;
@@ -72,7 +101,11 @@ typedef struct tm {
 	uc_hook h_block, h_host, h_intr, h_mem;
 
 	// memory probes: accesses of chosen instructions, logged while probing
-	tm_probe *probes;
+	tm_probe *probes; // sorted by pc
+	uint32_t nprobes;
+	uint64_t probe_lo, probe_hi;
+	uint32_t *probe_first; // per byte of [lo, hi): 1 + index of its first probe, 0 = none
+	uc_hook h_probe;
 	int probing;
 	tm_access *log;
 	uint32_t log_cap, log_n;
@@ -82,6 +115,8 @@ typedef struct tm {
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);
 void tm_free(tm *m);
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
+int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian);
 uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
@@ -93,7 +128,7 @@ void tm_reset_counts(tm *m);
 uint32_t tm_block_count(tm *m);
 uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max);
 void tm_stop(tm *m);
-uc_err tm_add_probe(tm *m, uint64_t pc, int base, int index, int scale, int64_t disp, uint32_t size, uint32_t flags);
+uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n);
 uc_err tm_x86_paging(tm *m, uint64_t cr3);
 uint64_t tm_x86_cr2(tm *m);
 unsigned int tm_version(unsigned int *major, unsigned int *minor);

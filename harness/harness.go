@@ -24,6 +24,11 @@ type Options struct {
 	// Limit and Timeout bound each run (defaults of emu.RunOptions).
 	Limit   uint64
 	Timeout time.Duration
+	// OnCall, when set, is called as each call of RunChecked completes (and
+	// for a call cut short by a failed run), with its invocations; they are
+	// recycled after it returns, so it must not keep them. Without OnCall,
+	// calls keep their invocations.
+	OnCall func(*Call)
 }
 
 // Site is a traced function's call site.
@@ -60,13 +65,15 @@ type Harness struct {
 	// trampolines when they work).
 	Dispatches, Returns, Prepares uint64
 
-	queue   []*Call
+	gen     func(int) *Call // the checked driver's calls
+	total   int
 	next    int
 	cur     *Call
 	inv     *Invocation
 	mem     recMem
 	obs     observer
 	enabled bool
+	free    []*Invocation // recycled invocations (with OnCall)
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the
@@ -163,14 +170,10 @@ func (h *Harness) init() error {
 			return err
 		}
 		h.Unknown = unknown
-		m.Watch(lo, hi, func(m *emu.Machine, addr uint64, entering bool) error {
-			if entering {
-				h.beginInvocation(m, addr)
-			} else {
-				h.endInvocation(m, addr)
-			}
-			return nil
-		})
+		m.SetProbing(true)
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync}); err != nil {
+			return err
+		}
 	}
 	m.SetCounting(true)
 	return nil

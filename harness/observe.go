@@ -9,11 +9,40 @@ import (
 // Poison is the pattern written over the stack below a trampoline's entry
 // sp before it runs: a slot that still holds it when C code reads it was
 // never written by this invocation.
-func Poison(addr uint64) uint64 { return 0x5afe000000000000 ^ (addr & 0x0000ffffffffffff) }
+func Poison(addr uint64) uint64 { return poisonXor ^ (addr & 0x0000ffffffffffff) }
+
+// poisoned reports whether the n bytes at addr still hold the poison
+// pattern of the words they fall in (any alignment), i.e. whether nothing
+// wrote them since the invocation began; only bytes inside [lo, hi) count.
+func poisoned(a *regs.Arch, m *emu.Machine, addr uint64, n int, lo, hi uint64) bool {
+	if addr < lo || addr+uint64(n) > hi || n <= 0 {
+		return false
+	}
+	got := m.Mem(addr, n)
+	if got == nil {
+		return false
+	}
+	if n == 8 && addr&7 == 0 {
+		return a.Word(got) == Poison(addr)
+	}
+	var w [8]byte
+	for i := 0; i < n; i++ {
+		b := addr + uint64(i)
+		a.PutWord(w[:], Poison(b&^7))
+		if got[i] != w[b&7] {
+			return false
+		}
+	}
+	return true
+}
+
+// poisonXor is the constant of Poison.
+const poisonXor = 0x5afe000000000000
 
 // PoisonDepth is how far below the entry sp the stack is poisoned: more
-// than any trampoline's frame (s390x: 24 + 352 + a call's 160).
-const PoisonDepth = 1024
+// than any trampoline's frame reaches (s390x: 24 + 352 + the called
+// function's 160-byte area = 536 bytes; x86-64 224).
+const PoisonDepth = 640
 
 // AboveWindow is how many bytes above the entry sp are compared before and
 // after each invocation (the caller's frame, which the trampoline must not
@@ -109,8 +138,8 @@ type CWrite struct {
 // observer implements regs.Observer for the current invocation.
 type observer struct{ h *Harness }
 
-func (o observer) stale(inv *Invocation, addr, v uint64) bool {
-	return addr >= inv.poisonLo && addr < inv.poisonHi && v == Poison(addr)
+func (o observer) stale(inv *Invocation, addr uint64, n int) bool {
+	return poisoned(o.h.Arch, o.h.M, addr, n, inv.poisonLo, inv.poisonHi)
 }
 
 func (o observer) SlotRead(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
@@ -118,13 +147,7 @@ func (o observer) SlotRead(f *regs.Frame, s regs.Slot, addr, v uint64, accessor 
 	if inv == nil {
 		return
 	}
-	word := v
-	if s.Size != 8 {
-		if b := o.h.M.Mem(addr&^7, 8); b != nil {
-			word = o.h.Arch.Word(b)
-		}
-	}
-	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr&^7, word)})
+	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr, s.Size)})
 }
 
 func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
@@ -135,7 +158,7 @@ func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor
 
 func (o observer) StackRead(f *regs.Frame, addr, v uint64, accessor string) {
 	if inv := o.h.inv; inv != nil {
-		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, v)})
+		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, 8)})
 	}
 }
 
@@ -165,106 +188,149 @@ func (r recMem) note(addr uint64, n int) {
 	}
 }
 
-// beginInvocation starts recording at the trampoline's first block.
-func (h *Harness) beginInvocation(m *emu.Machine, addr uint64) {
+// newInvocation returns a cleared invocation, reusing a recycled one.
+func (h *Harness) newInvocation() *Invocation {
+	n := len(h.free)
+	if n == 0 {
+		return &Invocation{AboveBefore: make([]byte, AboveWindow), AboveAfter: make([]byte, AboveWindow)}
+	}
+	inv := h.free[n-1]
+	h.free = h.free[:n-1]
+	before, after := inv.AboveBefore, inv.AboveAfter
+	calls, reads, cw, acc, fr := inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0], inv.Accesses[:0], inv.FullRegs[:0]
+	gw := inv.GoWrites
+	clear(gw)
+	*inv = Invocation{AboveBefore: before, AboveAfter: after, Calls: calls, Reads: reads, CWrites: cw, Accesses: acc, FullRegs: fr, GoWrites: gw}
+	return inv
+}
+
+func (h *Harness) recycle(inv *Invocation) {
+	if len(h.free) < 4096 {
+		h.free = append(h.free, inv)
+	}
+}
+
+// sync brings the observations up to date: the enter/leave events and
+// probed accesses the C side logged since the last sync. Every host
+// function calls it first, so the invocation it belongs to is current.
+func (h *Harness) sync() {
+	if !h.Opts.Checks {
+		return
+	}
+	rest, over := h.M.DrainWatch(h.onEvent)
+	if inv := h.inv; inv != nil {
+		inv.Accesses = append(inv.Accesses, rest...)
+		inv.Overflow = inv.Overflow || over
+	}
+}
+
+func (h *Harness) onEvent(ev *emu.WatchEvent) {
+	if inv := h.inv; inv != nil {
+		inv.Accesses = append(inv.Accesses, ev.Accesses...)
+	}
+	if ev.Enter {
+		h.beginInvocation(ev)
+	} else {
+		h.endInvocation(ev)
+	}
+}
+
+// beginInvocation starts an invocation at the trampoline's first block
+// (the C side has poisoned the stack below sp already).
+func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	a := h.Arch
-	inv := &Invocation{EnterPC: addr, Before: m.Regs()}
+	if h.inv != nil {
+		h.inv = nil // entered again without a leave: the old one stays cut short
+	}
+	inv := h.newInvocation()
+	inv.EnterPC, inv.Before = ev.PC, ev.Regs
 	inv.Role = trampolines.Exit
-	if h.entryUnit.Contains(addr) {
+	if h.entryUnit.Contains(ev.PC) {
 		inv.Role = trampolines.Entry
 	}
 	sp := inv.Before[a.SP]
-	// Poison the dead stack below sp: nothing owns it (-mno-red-zone, and
-	// s390x keeps nothing below r15).
 	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp
-	if b := m.Mem(inv.poisonLo, PoisonDepth); b != nil {
-		for off := 0; off < PoisonDepth; off += 8 {
-			a.PutWord(b[off:], Poison(inv.poisonLo+uint64(off)))
-		}
-	}
-	inv.AboveBefore = make([]byte, AboveWindow)
-	m.ReadMem(sp, inv.AboveBefore)
+	copyAbove(inv.AboveBefore, ev.Above)
 	if inv.Role == trampolines.Entry {
 		if a.Link < 0 {
-			inv.EntryRet = m.ReadWord(sp) // the return address of the fentry call: ip+5
+			inv.EntryRet = a.Word(inv.AboveBefore) // the fentry call's return address: ip+5
 		} else {
 			inv.EntryRet = inv.Before[0] // s390x brasl %r0: r0 = ip+6
 		}
 		inv.WantPC = inv.EntryRet
 	}
-	m.TakeAccesses()
-	m.SetProbing(true)
 	h.inv = inv
 	if h.cur != nil {
 		h.cur.Invocations = append(h.cur.Invocations, inv)
 	}
 }
 
+func copyAbove(dst, src []byte) {
+	if src == nil {
+		clear(dst)
+		return
+	}
+	copy(dst, src)
+}
+
 // endInvocation closes the current invocation when control leaves.
-func (h *Harness) endInvocation(m *emu.Machine, addr uint64) {
+func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 	inv := h.inv
 	if inv == nil {
 		return
 	}
-	inv.After, inv.Left, inv.LeavePC = m.Regs(), true, addr
-	h.finishAccesses(m, inv)
-	inv.AboveAfter = make([]byte, AboveWindow)
-	m.ReadMem(inv.Before[h.Arch.SP], inv.AboveAfter)
+	inv.After, inv.Left, inv.LeavePC = ev.Regs, true, ev.PC
+	copyAbove(inv.AboveAfter, ev.Above)
 	h.inv = nil
-}
-
-func (h *Harness) finishAccesses(m *emu.Machine, inv *Invocation) {
-	acc, over := m.TakeAccesses()
-	inv.Accesses = append(inv.Accesses, acc...)
-	inv.Overflow = inv.Overflow || over
-	m.SetProbing(false)
 }
 
 // noteHostCall records a host call of the current invocation; frame is the
 // structure the trampoline passes (0 for none) with its layout.
 func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *HostCall {
+	h.sync()
 	inv := h.inv
 	if inv == nil {
 		return nil
 	}
 	m := h.M
-	hc := HostCall{Name: name, PC: m.Reg(h.Arch.PC), Regs: m.Regs()}
+	// Reuse the slot and chain buffers of a recycled invocation.
+	var slots []SlotState
+	var chain []uint64
+	if n := len(inv.Calls); n < cap(inv.Calls) {
+		old := inv.Calls[:n+1][n]
+		slots, chain = old.Slots[:0], old.Backchain[:0]
+	}
+	hc := HostCall{Name: name, PC: m.Reg(h.Arch.PC), Regs: m.Regs(), Slots: slots}
+	var fb []byte
 	if frame != 0 && layout != nil {
+		fb = m.Mem(frame, layout.Size)
+	}
+	if fb != nil {
 		hc.Layout, hc.Base = layout, frame
 		for _, s := range layout.Slots {
 			addr := frame + uint64(s.Off)
+			b := fb[s.Off : s.Off+s.Size]
 			st := SlotState{Slot: s}
-			b := m.Mem(addr&^7, 8)
-			if b == nil {
-				continue
-			}
-			word := h.Arch.Word(b)
 			if s.Size == 8 {
-				st.Value = word
+				st.Value = h.Arch.Word(b)
 			} else {
-				var v [4]byte
-				m.ReadMem(addr, v[:])
-				st.Value = uint64(h.Arch.ByteOrder.Uint32(v[:]))
+				st.Value = uint64(h.Arch.ByteOrder.Uint32(b))
 			}
-			st.Written = !(addr&^7 >= inv.poisonLo && addr&^7 < inv.poisonHi && word == Poison(addr&^7))
+			st.Written = !poisoned(h.Arch, m, addr, s.Size, inv.poisonLo, inv.poisonHi)
 			hc.Slots = append(hc.Slots, st)
 		}
 	}
 	if h.Arch.Name == "s390x" {
-		hc.Backchain = h.backchain(hc.Regs[h.Arch.SP])
+		hc.Backchain = h.backchain(chain, hc.Regs[h.Arch.SP])
 	}
-	// The trampoline's accesses so far belong to this invocation.
-	acc, over := m.TakeAccesses()
-	inv.Accesses = append(inv.Accesses, acc...)
-	inv.Overflow = inv.Overflow || over
 	inv.Calls = append(inv.Calls, hc)
 	return &inv.Calls[len(inv.Calls)-1]
 }
 
 // backchain walks s390x back chains from sp: each frame's word at
 // __SF_BACKCHAIN (152) points to the caller's frame.
-func (h *Harness) backchain(sp uint64) []uint64 {
-	out := []uint64{sp}
+func (h *Harness) backchain(out []uint64, sp uint64) []uint64 {
+	out = append(out, sp)
 	for i := 0; i < 1024; i++ {
 		b := h.M.Mem(sp+regs.S390SFBackchain, 8)
 		if b == nil {

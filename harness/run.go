@@ -62,10 +62,17 @@ func (h *Harness) NewCall(workload string, r *rand.Rand) (*Call, error) {
 // A run that stops early (fault, limit) returns the error; the calls made
 // so far keep their observations.
 func (h *Harness) RunChecked(calls []*Call) error {
-	if len(calls) == 0 {
+	return h.RunCalls(len(calls), func(i int) *Call { return calls[i] })
+}
+
+// RunCalls runs n calls in one emulator run through the checked driver,
+// asking gen for each call as the driver reaches it (so a long run does not
+// keep every call alive). A run that stops early returns the error.
+func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
+	if n == 0 {
 		return nil
 	}
-	h.queue, h.next, h.cur = calls, 0, nil
+	h.gen, h.total, h.next, h.cur = gen, n, 0, nil
 	m := h.M
 	m.SetReg(h.Arch.SP, h.driverSP)
 	if h.Arch.Name == "s390x" {
@@ -73,21 +80,35 @@ func (h *Harness) RunChecked(calls []*Call) error {
 		m.WriteMem(h.driverSP+regs.S390SFBackchain, make([]byte, 8))
 	}
 	err := m.Run(h.sym(symChecked), h.sym(symExit), h.runOpts())
-	if h.inv != nil {
-		// Stopped inside a trampoline: keep what it did so far.
-		h.finishAccesses(m, h.inv)
-		h.inv = nil
+	h.sync()
+	h.inv = nil // stopped inside a trampoline: it stays cut short
+	if h.cur != nil {
+		h.done(h.cur)
 	}
 	h.cur = nil
 	return err
 }
 
+// done hands a finished (or cut short) call to OnCall and recycles its
+// invocations.
+func (h *Harness) done(c *Call) {
+	if h.Opts.OnCall == nil {
+		return
+	}
+	h.Opts.OnCall(c)
+	for _, inv := range c.Invocations {
+		h.recycle(inv)
+	}
+	c.Invocations = nil
+}
+
 // hostBefore sets up the next call: canaries, arguments, target.
 func (h *Harness) hostBefore(m *emu.Machine) error {
-	if h.next >= len(h.queue) {
-		return fmt.Errorf("driver asked for call %d of %d", h.next+1, len(h.queue))
+	h.sync()
+	if h.next >= h.total {
+		return fmt.Errorf("driver asked for call %d of %d", h.next+1, h.total)
 	}
-	c := h.queue[h.next]
+	c := h.gen(h.next)
 	h.next++
 	h.cur = c
 	a := h.Arch
@@ -124,6 +145,8 @@ func (h *Harness) hostBefore(m *emu.Machine) error {
 
 // hostAfter records the call's results and says whether more calls follow.
 func (h *Harness) hostAfter(m *emu.Machine) error {
+	h.sync()
+	h.inv = nil
 	c := h.cur
 	if c == nil {
 		return fmt.Errorf("driver returned from a call that was never set up")
@@ -138,11 +161,12 @@ func (h *Harness) hostAfter(m *emu.Machine) error {
 		}
 	}
 	more := uint64(0)
-	if h.next < len(h.queue) {
+	if h.next < h.total {
 		more = 1
 	}
 	m.SetReturn(more)
 	h.cur = nil
+	h.done(c)
 	return nil
 }
 

@@ -94,7 +94,22 @@ var semantics = map[string]Semantics{
 		Want:   func(a []uint64) []uint64 { return []uint64{a[0]} },
 		Traced: func(a []uint64) int { return int(a[0]) + 1 },
 	},
+	// lib/test_fprobe.c: div_factor = 3, the argument is above it.
+	"fprobe_selftest_target": {
+		Args:   selftestArg,
+		Want:   func(a []uint64) []uint64 { return []uint64{a[0] / 3} },
+		Traced: one,
+	},
+	"fprobe_selftest_target2": {
+		Args:   selftestArg,
+		Want:   func(a []uint64) []uint64 { return []uint64{a[0]/3 + 1} },
+		Traced: one,
+	},
 }
+
+// selftestArg draws one argument above 3 (lib/test_fprobe.c:
+// get_random_u32_above(div_factor), here a full word).
+func selftestArg(r *rand.Rand) []uint64 { return []uint64{max(r.Uint64(), 4)} }
 
 // WorkloadSemantics returns a workload's semantics for an arch.
 func WorkloadSemantics(a *regs.Arch, name string) (Semantics, error) {

@@ -191,4 +191,6 @@ var Workloads = []Workload{
 	{Name: "fib", Symbol: "fib", Doc: "recursion, every level traced"},
 	{Name: "tail", Symbol: "tail", Doc: "a tail call into another traced function"},
 	{Name: "chain", Symbol: "chain", Doc: "a 130-deep chain of traced calls"},
+	{Name: "fprobe_selftest_target", Symbol: "fprobe_selftest_target", Doc: "v / 3 (lib/test_fprobe.c target)"},
+	{Name: "fprobe_selftest_target2", Symbol: "fprobe_selftest_target2", Doc: "v / 3 + 1 (lib/test_fprobe.c target2)"},
 }

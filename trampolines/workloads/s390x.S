@@ -112,3 +112,31 @@ SYM_FUNC_START(chain)
 	lmg	%r14,%r15,STACK_FRAME_OVERHEAD+__SF_GPRS+8*8(%r15)
 1:	br	%r14
 SYM_FUNC_END(chain)
+
+/*
+ * unsigned long fprobe_selftest_target(unsigned long v) = v / 3, and
+ * fprobe_selftest_target2(v) = v / 3 + 1: the targets of the kernel's fprobe
+ * KUnit test (lib/test_fprobe.c, div_factor = 3). dlgr divides the 128-bit
+ * r0:r1 (high:low) by r3: remainder in r0, quotient in r1. r0, r1 and r3 are
+ * volatile; r0 is free again once the call site (brasl %r0) has run.
+ */
+SYM_FUNC_START(fprobe_selftest_target)
+	FENTRY
+	lghi	%r0,0
+	lgr	%r1,%r2
+	lghi	%r3,3
+	dlgr	%r0,%r3
+	lgr	%r2,%r1
+	br	%r14
+SYM_FUNC_END(fprobe_selftest_target)
+
+SYM_FUNC_START(fprobe_selftest_target2)
+	FENTRY
+	lghi	%r0,0
+	lgr	%r1,%r2
+	lghi	%r3,3
+	dlgr	%r0,%r3
+	lgr	%r2,%r1
+	aghi	%r2,1
+	br	%r14
+SYM_FUNC_END(fprobe_selftest_target2)

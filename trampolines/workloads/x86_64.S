@@ -111,3 +111,28 @@ SYM_FUNC_START(chain)
 1:	xorl	%eax, %eax
 	RET
 SYM_FUNC_END(chain)
+
+/*
+ * u32 fprobe_selftest_target(u32 value) = value / 3, and
+ * fprobe_selftest_target2(value) = value / 3 + 1: the targets of the
+ * kernel's fprobe KUnit test (lib/test_fprobe.c, div_factor = 3), here on
+ * unsigned longs. div clobbers rdx, which is volatile in a callee.
+ */
+SYM_FUNC_START(fprobe_selftest_target)
+	FENTRY
+	movq	%rdi, %rax
+	xorl	%edx, %edx
+	movl	$3, %ecx
+	divq	%rcx
+	RET
+SYM_FUNC_END(fprobe_selftest_target)
+
+SYM_FUNC_START(fprobe_selftest_target2)
+	FENTRY
+	movq	%rdi, %rax
+	xorl	%edx, %edx
+	movl	$3, %ecx
+	divq	%rcx
+	incq	%rax
+	RET
+SYM_FUNC_END(fprobe_selftest_target2)

@@ -1,0 +1,95 @@
+package asm_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"trampemu/asm"
+	"trampemu/regs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// checkGolden compares got with testdata/name, or rewrites the file with
+// -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./asm -run %s -update to create it)", err, t.Name())
+	}
+	if got == string(want) {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Fatalf("%s differs from the listing at line %d (run with -update to accept):\n  want: %q\n  got:  %q", path, i+1, w, g)
+		}
+	}
+}
+
+func TestListingGolden(t *testing.T) {
+	cases := []struct {
+		arch *regs.Arch
+		// want are lines the listing must contain whatever the golden file
+		// says: the host call and the data load name their symbols.
+		want []string
+	}{
+		{regs.X86_64, []string{
+			"endbr64",
+			"call ffffffff81f00000 <ftrace_stub>",
+			"(%rip),%rdx # ffffffff82000000 <listing_op>",
+			"<listing_call>:",
+			"push 0x80(%rsp)",
+			"ret",
+		}},
+		{regs.S390X, []string{
+			"brasl %r14,f00000 <ftrace_stub>",
+			"lgrl %r4,1000000 <listing_op>",
+			"<listing_call>:",
+			"stg %r1,152(%r15)",
+			"jgnop",
+			"nop 0",
+			"br %r1",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name, func(t *testing.T) {
+			name := "testdata/listing_" + c.arch.Name + ".S"
+			text, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := asm.Build(asm.Options{Arch: c.arch, HostFuncs: []string{"ftrace_stub"}},
+				asm.Source{Name: name, Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := asm.FormatListing(im)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("listing lacks %q", w)
+				}
+			}
+			checkGolden(t, "listing_"+c.arch.Name+".golden", got)
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// brokenWorkloads are the workloads a broken file runs on: one call level
+// deep, so one bug cannot cascade through a recursion into other symptoms.
+func brokenWorkloads(a *regs.Arch) []string {
+	ret := "ret128"
+	if a.Name == "s390x" {
+		ret = "ret16"
+	}
+	return []string{"add", "six", ret, "callee_saved", "tail"}
+}
+
+// TestBrokenFiles: each deliberately broken file of testdata/broken is
+// caught with exactly its kind on every workload, through the same path a
+// user's --file takes; the *_ok.S files written the same way pass.
+func TestBrokenFiles(t *testing.T) {
+	cases := []struct {
+		file string
+		want []check.Kind
+	}{
+		{"x86_rth_loses_rdx.S", []check.Kind{check.Clobber}},
+		{"x86_rth_clobbers_rbx.S", []check.Kind{check.Clobber}},
+		{"x86_rth_unbalanced.S", []check.Kind{check.Stack}},
+		{"x86_rth_plain_ret.S", []check.Kind{check.Control}},
+		{"x86_entry_writes_caller_frame.S", []check.Kind{check.Stack}},
+		{"x86_entry_swaps_slots.S", []check.Kind{check.WrongValue}},
+		{"x86_entry_skips_r9.S", []check.Kind{check.Clobber}},
+		{"x86_entry_forgets_cs.S", []check.Kind{check.StaleRead}},
+		{"x86_entry_misaligned.S", []check.Kind{check.Stack}},
+		{"x86_entry_ok.S", nil},
+		{"x86_rth_ok.S", nil},
+		{"s390x_rth_no_backchain.S", []check.Kind{check.Backchain}},
+		{"s390x_rth_loses_r2.S", []check.Kind{check.Clobber}},
+		{"s390x_rth_store_outside.S", []check.Kind{check.Stack}},
+		{"s390x_entry_unbalanced.S", []check.Kind{check.Stack}},
+		{"s390x_entry_wrong_gpr15.S", []check.Kind{check.WrongValue}},
+		{"s390x_entry_clobbers_r3.S", []check.Kind{check.Clobber}},
+		{"s390x_entry_ok.S", nil},
+		{"s390x_rth_ok.S", nil},
+	}
+	files, _ := filepath.Glob("testdata/broken/*.S")
+	if len(files) != len(cases) {
+		t.Errorf("testdata/broken has %d files, the table %d: keep them in step", len(files), len(cases))
+	}
+	for _, c := range cases {
+		c := c
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			arch := regs.X86_64
+			if strings.HasPrefix(c.file, "s390x") {
+				arch = regs.S390X
+			}
+			role := trampolines.Exit
+			if strings.Contains(c.file, "_entry_") {
+				role = trampolines.Entry
+			}
+			tr, err := harness.FromFile(arch, filepath.Join("testdata/broken", c.file), role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range runCheck(t, check.Config{Arch: arch, Tramp: tr, Workloads: brokenWorkloads(arch), Calls: 3, Seed: 3}) {
+				if got := errorKinds(r); !slices.Equal(got, sortedKinds(c.want...)) {
+					t.Errorf("%s: error kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(c.want), findings(r))
+				}
+			}
+		})
+	}
+}
+
+// TestUserFileErrors: bad user files come back as clear errors that name
+// the problem: an assembler error with file:line, missing symbols listed.
+func TestUserFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		arch *regs.Arch
+		role trampolines.Role
+		name string
+		text string
+		want []string
+	}{
+		{regs.X86_64, trampolines.Exit, "typo.S", "SYM_CODE_START(return_to_handler)\n\tmovq %rax, RAX(%rsp)\n\tmovx %rax, %rbx\n\tRET\nSYM_CODE_END(return_to_handler)\n",
+			[]string{"typo.S:3", "movx"}},
+		{regs.S390X, trampolines.Exit, "typo.S", "SYM_FUNC_START(return_to_handler)\n\tlgx %r1,%r2\n\tbr %r14\nSYM_FUNC_END(return_to_handler)\n",
+			[]string{"typo.S:2", "lgx"}},
+		{regs.X86_64, trampolines.Exit, "nosym.S", "SYM_CODE_START(return_to_handlr)\n\tRET\nSYM_CODE_END(return_to_handlr)\n",
+			[]string{"missing symbols", "return_to_handler"}},
+		{regs.S390X, trampolines.Entry, "nosym.S", "SYM_CODE_START(ftrace_caller)\n\tbr %r0\nSYM_CODE_END(ftrace_caller)\n",
+			[]string{"missing symbols", "ftrace_call", "ftrace_func"}},
+		{regs.X86_64, trampolines.Entry, "undef.S", "SYM_FUNC_START(ftrace_caller)\nSYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)\n\tcall my_helper\n\tcall other_helper\n\tRET\nSYM_FUNC_END(ftrace_caller)\n",
+			[]string{"undefined symbols", "my_helper, other_helper"}},
+		{regs.S390X, trampolines.Exit, "undef.S", "SYM_FUNC_START(return_to_handler)\n\tbrasl %r14,my_helper\n\tbr %r14\nSYM_FUNC_END(return_to_handler)\n",
+			[]string{"undefined symbols", "my_helper"}},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name+"/"+c.name, func(t *testing.T) {
+			tr, err := harness.FromFile(c.arch, write(c.arch.Name+"-"+c.name, c.text), c.role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 1})
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}

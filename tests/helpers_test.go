@@ -1,0 +1,76 @@
+package tests
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+func variant(t testing.TB, a *regs.Arch, name string) harness.Tramp {
+	t.Helper()
+	v, err := harness.FindVariant(a, "", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := harness.FromVariant(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func scenario(t testing.TB, name string) harness.Scenario {
+	t.Helper()
+	s, err := harness.FindScenario(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// errorKinds returns the distinct error kinds of a result, sorted.
+func errorKinds(r check.Result) []check.Kind { return r.KindSet(check.Error) }
+
+func kindsText(ks []check.Kind) string {
+	if len(ks) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(ks)
+}
+
+func sortedKinds(ks ...check.Kind) []check.Kind {
+	out := slices.Clone(ks)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// findings lists a result's findings for a failure message.
+func findings(r check.Result) string {
+	s := ""
+	for _, f := range r.Findings {
+		s += "\n    " + f.Severity + " " + f.String()
+	}
+	return s
+}
+
+func runCheck(t testing.TB, cfg check.Config) []check.Result {
+	t.Helper()
+	rs, err := check.Run(cfg)
+	if err != nil {
+		t.Fatalf("%s %s: %v", cfg.Arch.Name, cfg.Tramp.Name, err)
+	}
+	return rs
+}
+
+func roleOf(name string) trampolines.Role {
+	if len(name) >= 3 && name[:3] == "rth" {
+		return trampolines.Exit
+	}
+	return trampolines.Entry
+}

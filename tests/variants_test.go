@@ -1,0 +1,273 @@
+package tests
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// expectedKinds is the table of error-finding kinds every (variant,
+// workload) must produce in the variant's intended pairing under the
+// default scenario: none, except for the known bugs and rejected drafts.
+var expectedKinds = map[string][]check.Kind{
+	"x86_64/rth-v6.19":      {check.WrongValue},
+	"s390x/rth-v14-draft":   {check.StaleRead},
+	"s390x/rth-alloc-draft": {check.Backchain, check.Clobber, check.Stack},
+}
+
+// TestVariantsInTheirPairing runs every registry variant of both arches on
+// every workload and compares the error kinds with the table: every merged
+// variant but v6.19 is clean, and each known-bad one is caught.
+func TestVariantsInTheirPairing(t *testing.T) {
+	for _, a := range regs.Arches {
+		for _, v := range harness.VariantsOf(a, "") {
+			a, v := a, v
+			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
+				t.Parallel()
+				tr := variant(t, a, v.Name)
+				want := expectedKinds[a.Name+"/"+v.Name]
+				if v.Kernel && v.Bug == "" && len(want) > 0 {
+					t.Fatalf("table expects findings from a merged variant without a known bug")
+				}
+				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: tr, Calls: 4, Seed: 7}) {
+					got := errorKinds(r)
+					if v.Name == "rth-alloc-draft" {
+						// The unbalanced stack cascades differently per
+						// workload; it must at least show sp not restored.
+						if !r.Has(check.Stack, "") || !r.Has(check.Clobber, "") {
+							t.Errorf("%s: want stack and clobber, got %s%s", r.Workload, kindsText(got), findings(r))
+						}
+						continue
+					}
+					if !slices.Equal(got, sortedKinds(want...)) {
+						t.Errorf("%s: error kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(want), findings(r))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSaveSets asserts the slots each variant's code fills (the report's
+// "slots the asm fills" column) and what the callbacks make of them.
+func TestSaveSets(t *testing.T) {
+	cases := []struct {
+		arch, variant string
+		written       []string
+		unused        []string // unused-store info findings under the default scenario
+	}{
+		{"x86_64", "rth-merged", []string{"RBP", "RAX", "RDX"}, nil},
+		{"x86_64", "rth-fixed", []string{"RBP", "RAX", "RDX", "RSP"}, []string{"RSP"}},
+		{"x86_64", "rth-full-fregs", []string{"RBP", "R9", "R8", "RAX", "RCX", "RDX", "RSI", "RDI", "RSP"},
+			[]string{"R9", "R8", "RCX", "RSI", "RDI", "RSP"}},
+		{"x86_64", "rth-retval", []string{"RAX", "RDX", "RBP"}, nil},
+		{"x86_64", "rth-legacy", nil, nil},
+		{"x86_64", "ftrace_caller", []string{"RBP", "R9", "R8", "RAX", "RCX", "RDX", "RSI", "RDI", "ORIG_RAX", "RIP", "CS", "RSP"}, []string{"ORIG_RAX"}},
+		{"x86_64", "ftrace_regs_caller", []string{"R15", "R14", "R13", "R12", "RBP", "RBX", "R11", "R10", "R9", "R8", "RAX", "RCX", "RDX", "RSI", "RDI", "ORIG_RAX", "RIP", "CS", "EFLAGS", "RSP", "SS"}, nil},
+		{"s390x", "rth-merged", []string{"gprs[2]", "gprs[15]"}, nil},
+		{"s390x", "rth-retval", []string{"gprs[2]", "fp"}, nil},
+		{"s390x", "ftrace_caller", []string{"psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]", "orig_gpr2", "flags"}, nil},
+		{"s390x", "ftrace_regs_caller", []string{"psw.mask", "psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]", "orig_gpr2", "flags"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.arch+"/"+c.variant, func(t *testing.T) {
+			a, _ := regs.ArchByName(c.arch)
+			for _, r := range runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, c.variant), Workloads: []string{"add"}, Calls: 3}) {
+				if !slices.Equal(r.Metrics.Written, c.written) {
+					t.Errorf("fills %v, want %v", r.Metrics.Written, c.written)
+				}
+				var unused []string
+				for _, f := range r.Findings {
+					if f.Kind == check.UnusedStore {
+						unused = append(unused, f.Slot)
+					}
+				}
+				if !slices.Equal(unused, c.unused) {
+					t.Errorf("unused stores %v, want %v%s", unused, c.unused, findings(r))
+				}
+				if c.variant == "ftrace_regs_caller" && a.Name == "x86_64" && len(r.Metrics.Written) != 21 {
+					t.Errorf("ftrace_regs_caller fills %d slots, want all 21", len(r.Metrics.Written))
+				}
+			}
+		})
+	}
+}
+
+// TestReturnCallbackReadsAnArgument: a return callback reading an argument
+// register's slot gets stale-read under the merged return_to_handler, on
+// s390x even though r3 itself survives the trampoline (stmg/lmg keep it).
+func TestReturnCallbackReadsAnArgument(t *testing.T) {
+	cases := []struct {
+		arch, scenario, slot string
+		keptReg              string
+	}{
+		{"x86_64", "ret-arg0", "RDI", ""},
+		{"s390x", "ret-arg1", "gprs[3]", "r3"},
+	}
+	for _, c := range cases {
+		t.Run(c.arch, func(t *testing.T) {
+			a, _ := regs.ArchByName(c.arch)
+			rs := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, "rth-merged"), Scenario: scenario(t, c.scenario), Workloads: []string{"add"}, Calls: 3})
+			r := rs[0]
+			if !r.Has(check.StaleRead, c.slot) {
+				t.Fatalf("want stale-read of %s%s", c.slot, findings(r))
+			}
+			if got := errorKinds(r); !slices.Equal(got, []check.Kind{check.StaleRead}) {
+				t.Errorf("error kinds %s, want only stale-read%s", kindsText(got), findings(r))
+			}
+			if c.keptReg != "" {
+				kept := false
+				for _, f := range r.Findings {
+					kept = kept || (f.Kind == check.Volatile && strings.Contains(f.Message, "%"+c.keptReg) && strings.Contains(f.Message, " kept"))
+				}
+				if !kept {
+					t.Errorf("want the info that %%%s is kept across return_to_handler%s", c.keptReg, findings(r))
+				}
+			}
+		})
+	}
+}
+
+// TestFullRegsUser: the kprobe-style user gets NULL regs under
+// ftrace_caller and a full pt_regs under ftrace_regs_caller.
+func TestFullRegsUser(t *testing.T) {
+	for _, a := range regs.Arches {
+		for _, c := range []struct {
+			variant string
+			full    bool
+		}{{"ftrace_caller", false}, {"ftrace_regs_caller", true}} {
+			t.Run(a.Name+"/"+c.variant, func(t *testing.T) {
+				e := variant(t, a, c.variant)
+				x, err := harness.Pair(a, e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Close()
+				if err := h.Install(scenario(t, "regs")); err != nil {
+					t.Fatal(err)
+				}
+				if err := h.Enable(); err != nil {
+					t.Fatal(err)
+				}
+				calls, err := harness.RandomCalls(h, "add", 3, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := h.RunChecked(calls); err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				for _, c2 := range calls {
+					for _, inv := range c2.Invocations {
+						for _, full := range inv.FullRegs {
+							n++
+							if full != c.full {
+								t.Errorf("arch_ftrace_get_regs gave full regs = %v, want %v", full, c.full)
+							}
+						}
+					}
+				}
+				if n != 3 {
+					t.Errorf("kprobe-style user ran %d times, want 3", n)
+				}
+			})
+		}
+	}
+}
+
+// TestExactCosts pins the per-call cost of every variant (add workload,
+// default scenario): instructions, loads, stores, stack bytes. A change in a
+// .S file or in the counting shows up here.
+func TestExactCosts(t *testing.T) {
+	type cost struct{ insns, loads, stores, stack float64 }
+	want := map[string]cost{
+		"x86_64/ftrace_caller":            {33, 13, 14, 176},
+		"x86_64/ftrace_caller-fp":         {40, 16, 19, 216},
+		"x86_64/ftrace_regs_caller":       {59, 23, 26, 184},
+		"x86_64/ftrace_regs_caller-fp":    {66, 26, 31, 224},
+		"x86_64/ftrace_caller-v5.10":      {57, 22, 22, 176},
+		"x86_64/ftrace_caller-v5.10-fp":   {71, 28, 32, 216},
+		"x86_64/rth-legacy":               {10, 2, 3, 32},
+		"x86_64/rth-retval":               {13, 3, 6, 32},
+		"x86_64/rth-full-fregs":           {20, 3, 12, 176},
+		"x86_64/rth-merged":               {13, 3, 6, 176},
+		"x86_64/rth-v6.19":                {15, 3, 7, 184},
+		"x86_64/rth-fixed":                {16, 3, 7, 184},
+		"s390x/ftrace_caller":             {27, 8, 10, 376},
+		"s390x/ftrace_regs_caller":        {30, 7, 11, 376},
+		"s390x/ftrace_caller-oldcpu":      {32, 8, 10, 376},
+		"s390x/ftrace_regs_caller-oldcpu": {35, 7, 11, 376},
+		"s390x/ftrace_caller-v6.13":       {32, 10, 11, 376},
+		"s390x/ftrace_caller-v4":          {15, 4, 4, 352},
+		"s390x/rth-legacy":                {9, 1, 2, 160},
+		"s390x/rth-retval":                {13, 1, 4, 176},
+		"s390x/rth-merged":                {12, 1, 4, 352},
+		"s390x/rth-v14-draft":             {13, 1, 4, 352},
+		"s390x/rth-alloc-draft":           {12, 1, 4, 512},
+	}
+	for _, a := range regs.Arches {
+		for _, v := range harness.VariantsOf(a, "") {
+			key := a.Name + "/" + v.Name
+			t.Run(key, func(t *testing.T) {
+				w, ok := want[key]
+				if !ok {
+					t.Fatalf("no expected cost for %s: add it to the table", key)
+				}
+				r := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Workloads: []string{"add"}, Calls: 2})[0]
+				m := r.Metrics
+				got := cost{m.Instructions, m.Loads, m.Stores, float64(m.StackBytes)}
+				if got != w {
+					t.Errorf("cost per call %+v, want %+v", got, w)
+				}
+				if m.LoadBytes != 8*m.Loads && a.Name == "x86_64" {
+					t.Errorf("x86-64 loads are all 8 bytes: %v bytes for %v loads", m.LoadBytes, m.Loads)
+				}
+			})
+		}
+	}
+}
+
+// TestRandomRegisterFiles: 1,000 random register files (canaries in every
+// register, random arguments) per (kernel variant, workload) in the
+// variant's intended pairing: no error finding.
+func TestRandomRegisterFiles(t *testing.T) {
+	for _, a := range regs.Arches {
+		for _, v := range harness.VariantsOf(a, "") {
+			if !v.Kernel || v.Bug != "" {
+				continue
+			}
+			a, v := a, v
+			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
+				t.Parallel()
+				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Calls: 1000, Seed: 42}) {
+					if !r.OK {
+						t.Errorf("%s: %d error findings%s", r.Workload, r.Errors(), findings(r))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEveryVariantHasAnExpectation keeps the tables complete.
+func TestEveryVariantHasAnExpectation(t *testing.T) {
+	for _, a := range regs.Arches {
+		for _, v := range harness.VariantsOf(a, "") {
+			if _, ok := expectedKinds[a.Name+"/"+v.Name]; (v.Bug != "") != ok {
+				t.Errorf("%s/%s: a known bug (%q) must have expected findings in the table, and only a known bug", a.Name, v.Name, v.Bug)
+			}
+			if v.Role == trampolines.Exit && v.ExitABI == "" || v.Role == trampolines.Entry && v.Graph == "" {
+				t.Errorf("%s/%s: registry entry lacks its ABI", a.Name, v.Name)
+			}
+		}
+	}
+}
