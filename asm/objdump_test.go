@@ -26,7 +26,7 @@ import (
 // the emu test program's host functions.
 var objdumpHostFuncs = []string{
 	"ftrace_stub", "ftrace_return_to_handler", "prepare_ftrace_return", "ftrace_ops_list_func",
-	"trampemu_before", "trampemu_after", "trampemu_direct_hook", "host_add", "host_count",
+	"trampemu_next", "trampemu_direct_hook", "host_add", "host_count",
 }
 
 // objdumpData defines, weakly, the kernel data symbols the trampolines load

@@ -289,7 +289,11 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 		}
 		return false
 	}
-	for _, s := range hc.Slots {
+	for _, st := range hc.Slots {
+		s := struct {
+			harness.SlotState
+			Slot regs.Slot
+		}{st, hc.Layout.Slots[st.Index]}
 		if !s.Written {
 			continue
 		}
@@ -303,8 +307,8 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.valueText(inv, s.Value), z.valueText(inv, want)))
 		}
 		addr := hc.Base + uint64(s.Slot.Off)
-		if read(s.Slot.Name) || loadedBy(inv.Accesses, addr, s.Slot.Size) {
-			continue
+		if !inv.Probed || read(s.Slot.Name) || loadedBy(inv.Accesses, addr, s.Slot.Size) {
+			continue // unprobed: the trampoline's own loads are unknown
 		}
 		z.col.add(UnusedStore, s.Slot.Name, "", fmt.Sprintf("%s is written and never read", s.Slot.Name), "")
 	}

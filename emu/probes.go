@@ -70,6 +70,16 @@ func (m *Machine) ProbeMem(start, end uint64) (unknown []asm.Inst, err error) {
 	return unknown, m.FlushCode(start, end)
 }
 
+// StopProbing removes the probes for good (their hook costs every
+// instruction of the probed range a helper call) and flushes the range's
+// translations. Safe from a host function running outside that range.
+func (m *Machine) StopProbing() error {
+	if err := ucCheck(C.tm_stop_probes(m.c)); err != nil {
+		return err
+	}
+	return m.FlushCode(uint64(m.c.probe_lo), uint64(m.c.probe_hi))
+}
+
 // SetProbing turns logging of probed accesses on or off.
 func (m *Machine) SetProbing(on bool) {
 	m.c.probing = 0

@@ -348,6 +348,17 @@ static void tm_probe_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 // memory hook (which would slow every access) and no hook per instruction
 // (Unicorn scans every code hook's range for each hooked instruction).
 // probes must be sorted by pc; call it before the code first runs.
+// tm_stop_probes removes the probe hook (the caller then flushes the
+// translations of the probed range so they no longer call it).
+uc_err tm_stop_probes(tm *m) {
+	m->probing = 0;
+	if (!m->h_probe)
+		return UC_ERR_OK;
+	uc_err err = uc_hook_del(m->uc, m->h_probe);
+	m->h_probe = 0;
+	return err;
+}
+
 uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n) {
 	if (m->probes || hi <= lo || hi - lo > (64u << 20))
 		return UC_ERR_ARG;

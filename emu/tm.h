@@ -129,6 +129,7 @@ uint32_t tm_block_count(tm *m);
 uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max);
 void tm_stop(tm *m);
 uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n);
+uc_err tm_stop_probes(tm *m);
 uc_err tm_x86_paging(tm *m, uint64_t cr3);
 uint64_t tm_x86_cr2(tm *m);
 unsigned int tm_version(unsigned int *major, unsigned int *minor);

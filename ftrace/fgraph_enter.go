@@ -122,7 +122,9 @@ func (g *Graph) callEntry(o *GraphOps, trace *GraphEnt, fregs *regs.Frame) bool 
 	if o.EntryFunc == nil { // ftrace_graph_entry_stub returns 0
 		return false
 	}
-	return o.EntryFunc(g, trace, o, fregs.With(o.Name))
+	prev := fregs.Swap(o.Name)
+	defer fregs.Swap(prev)
+	return o.EntryFunc(g, trace, o, fregs)
 }
 
 // ReserveData is fgraph_reserve_data (kernel/trace/fgraph.c, v6.11+), called

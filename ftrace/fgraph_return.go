@@ -48,7 +48,9 @@ func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
 	ret := s.word(base)
 	trace := &GraphRet{Func: s.word(base + 1), Overrun: t.Overrun, Depth: t.Depth}
 
-	core := fregs.With("ftrace_return_to_handler")
+	core := fregs
+	prev := core.Swap("ftrace_return_to_handler")
+	defer core.Swap(prev)
 	// if (fregs) ftrace_regs_set_instruction_pointer(fregs, ret)
 	// (kernel/trace/fgraph.c, v6.14+).
 	core.SetInstructionPointer(ret)
@@ -88,7 +90,9 @@ func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
 func (g *Graph) callRet(o *GraphOps, trace *GraphRet, fregs *regs.Frame) {
 	g.stats.RetFuncs++
 	if o.RetFunc != nil {
-		o.RetFunc(g, trace, o, fregs.With(o.Name))
+		prev := fregs.Swap(o.Name)
+		o.RetFunc(g, trace, o, fregs)
+		fregs.Swap(prev)
 	}
 }
 

@@ -118,7 +118,9 @@ func (k *Kernel) graphFunc(ip, parentIP uint64, _ *Ops, fregs *regs.Frame) {
 	if fregs == nil {
 		return // v5.10-style callers pass no registers: nothing to hook
 	}
-	f := fregs.With(CoreCaller)
+	f := fregs
+	prev := f.Swap(CoreCaller)
+	defer f.Swap(prev)
 	if k.Arch.Link < 0 {
 		sp, ok := f.StackPointer()
 		if !ok {

@@ -69,6 +69,8 @@ func (f *Ftrace) Dispatch(ip, parentIP uint64, fregs *regs.Frame) {
 		if !o.registered || (o.Filter != nil && !o.Filter(ip)) {
 			continue
 		}
-		o.Func(ip, parentIP, o, fregs.With(o.Name))
+		prev := fregs.Swap(o.Name)
+		o.Func(ip, parentIP, o, fregs)
+		fregs.Swap(prev)
 	}
 }

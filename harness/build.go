@@ -11,15 +11,14 @@ import (
 	"trampemu/trampolines"
 )
 
-// Host functions: Go code behind a return stub. The first four are the
+// Host functions: Go code behind a return stub. The first three are the
 // kernel functions the trampolines call, by their kernel names; the rest are
 // the drivers' hooks.
 const (
 	HostOpsListFunc      = "ftrace_ops_list_func"
 	HostReturnToHandler  = "ftrace_return_to_handler"
 	HostPrepareFtraceRet = "prepare_ftrace_return"
-	HostBefore           = "trampemu_before"
-	HostAfter            = "trampemu_after"
+	HostNext             = "trampemu_next"
 	HostDirectHook       = "trampemu_direct_hook"
 	symChecked           = "trampemu_checked_loop"
 	symFast              = "trampemu_fast_loop"
@@ -43,7 +42,7 @@ const (
 )
 
 // HostFuncs lists every host function an image provides.
-var HostFuncs = []string{HostOpsListFunc, HostReturnToHandler, HostPrepareFtraceRet, HostBefore, HostAfter, HostDirectHook}
+var HostFuncs = []string{HostOpsListFunc, HostReturnToHandler, HostPrepareFtraceRet, HostNext, HostDirectHook}
 
 // Provided lists the symbols a user's trampoline may use without defining
 // them, as in the kernel.

@@ -24,6 +24,10 @@ type Options struct {
 	// Limit and Timeout bound each run (defaults of emu.RunOptions).
 	Limit   uint64
 	Timeout time.Duration
+	// ProbeBudget is how many trampoline invocations get their memory
+	// accesses logged (the probes cost every trampoline instruction a
+	// helper call; a trampoline's accesses repeat); 0 means 256, -1 all.
+	ProbeBudget int
 	// OnCall, when set, is called as each call of RunChecked completes (and
 	// for a call cut short by a failed run), with its invocations; they are
 	// recycled after it returns, so it must not keep them. Without OnCall,
@@ -65,15 +69,17 @@ type Harness struct {
 	// trampolines when they work).
 	Dispatches, Returns, Prepares uint64
 
-	gen     func(int) *Call // the checked driver's calls
-	total   int
-	next    int
-	cur     *Call
-	inv     *Invocation
-	mem     recMem
-	obs     observer
-	enabled bool
-	free    []*Invocation // recycled invocations (with OnCall)
+	gen           func(int) *Call // the checked driver's calls
+	total         int
+	next          int
+	cur           *Call
+	inv           *Invocation
+	mem           recMem
+	obs           observer
+	enabled       bool
+	free          []*Invocation // recycled invocations (with OnCall)
+	probing       int           // invocations left to probe (-1: all)
+	probesStopped bool
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the
@@ -135,8 +141,7 @@ func (h *Harness) init() error {
 		{HostOpsListFunc, h.hostOpsListFunc, clobber},
 		{HostReturnToHandler, h.hostReturnToHandler, clobber},
 		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, clobber},
-		{HostBefore, h.hostBefore, false},
-		{HostAfter, h.hostAfter, false},
+		{HostNext, h.hostNext, false},
 		{HostDirectHook, func(*emu.Machine) error { return nil }, false},
 	}
 	for _, b := range binds {
@@ -171,6 +176,10 @@ func (h *Harness) init() error {
 		}
 		h.Unknown = unknown
 		m.SetProbing(true)
+		h.probing = h.Opts.ProbeBudget
+		if h.probing == 0 {
+			h.probing = 256
+		}
 		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync}); err != nil {
 			return err
 		}

@@ -88,6 +88,10 @@ type Invocation struct {
 	Accesses []emu.Access // probed loads and stores of the trampoline code
 	Overflow bool         // the access log overflowed
 
+	// Probed is true when the invocation's memory accesses were logged
+	// (Accesses is complete); see Options.ProbeBudget.
+	Probed bool
+
 	AboveBefore, AboveAfter []byte         // AboveWindow bytes from the entry sp
 	GoWrites                map[uint64]int // guest addresses written by Go (kernel stand-ins), with sizes
 	poisonLo, poisonHi      uint64
@@ -111,9 +115,9 @@ type HostCall struct {
 	Return    uint64 // what the Go function returned (when it returns a value)
 }
 
-// SlotState is one slot of a frame at a host call.
+// SlotState is one slot of a frame at a host call: Layout.Slots[Index].
 type SlotState struct {
-	Slot    regs.Slot
+	Index   int
 	Value   uint64
 	Written bool
 }
@@ -244,6 +248,12 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	}
 	inv := h.newInvocation()
 	inv.EnterPC, inv.Before = ev.PC, ev.Regs
+	if h.probing != 0 {
+		inv.Probed = true
+		if h.probing > 0 {
+			h.probing--
+		}
+	}
 	inv.Role = trampolines.Exit
 	if h.entryUnit.Contains(ev.PC) {
 		inv.Role = trampolines.Entry
@@ -307,10 +317,10 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 	}
 	if fb != nil {
 		hc.Layout, hc.Base = layout, frame
-		for _, s := range layout.Slots {
+		for i, s := range layout.Slots {
 			addr := frame + uint64(s.Off)
 			b := fb[s.Off : s.Off+s.Size]
-			st := SlotState{Slot: s}
+			st := SlotState{Index: i}
 			if s.Size == 8 {
 				st.Value = h.Arch.Word(b)
 			} else {

@@ -102,11 +102,24 @@ func (h *Harness) done(c *Call) {
 	c.Invocations = nil
 }
 
-// hostBefore sets up the next call: canaries, arguments, target.
-func (h *Harness) hostBefore(m *emu.Machine) error {
+// hostNext is the checked driver's one host call between workload calls:
+// it records the finished call's results, then sets up the next one
+// (canaries, arguments, target), or points the driver at its exit.
+func (h *Harness) hostNext(m *emu.Machine) error {
 	h.sync()
+	if h.cur != nil {
+		h.finishCall(m)
+	}
+	if h.probing == 0 && h.Opts.Checks && !h.probesStopped {
+		// Budget spent: drop the probe hook while no trampoline runs.
+		if err := m.StopProbing(); err != nil {
+			return err
+		}
+		h.probesStopped = true
+	}
 	if h.next >= h.total {
-		return fmt.Errorf("driver asked for call %d of %d", h.next+1, h.total)
+		m.WriteWord(h.sym(symTarget), h.sym(symExit))
+		return nil
 	}
 	c := h.gen(h.next)
 	h.next++
@@ -143,14 +156,11 @@ func (h *Harness) hostBefore(m *emu.Machine) error {
 	return nil
 }
 
-// hostAfter records the call's results and says whether more calls follow.
-func (h *Harness) hostAfter(m *emu.Machine) error {
-	h.sync()
+// finishCall records the results of the call that just returned to the
+// driver.
+func (h *Harness) finishCall(m *emu.Machine) {
 	h.inv = nil
 	c := h.cur
-	if c == nil {
-		return fmt.Errorf("driver returned from a call that was never set up")
-	}
 	c.Out, c.Done = m.Regs(), true
 	sem, _ := WorkloadSemantics(h.Arch, c.Workload)
 	if sem.Memory {
@@ -160,14 +170,8 @@ func (h *Harness) hostAfter(m *emu.Machine) error {
 			c.Results = append(c.Results, c.Out[h.Arch.Ret[min(i, len(h.Arch.Ret)-1)]])
 		}
 	}
-	more := uint64(0)
-	if h.next < h.total {
-		more = 1
-	}
-	m.SetReturn(more)
 	h.cur = nil
 	h.done(c)
-	return nil
 }
 
 // RunFast calls workload n times through the fast driver (arguments from

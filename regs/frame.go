@@ -45,6 +45,17 @@ func NewFrame(a *Arch, mem Memory, base uint64, obs Observer) *Frame {
 	return &Frame{Arch: a, Layout: a.Frame, Base: base, Mem: mem, Obs: obs}
 }
 
+// Swap makes caller the view's user (for read attribution) and returns the
+// previous one: prev := f.Swap("graph"); callback(f); f.Swap(prev). Unlike
+// With it allocates nothing. A nil view stays nil.
+func (f *Frame) Swap(caller string) (prev string) {
+	if f == nil {
+		return ""
+	}
+	prev, f.Caller = f.Caller, caller
+	return prev
+}
+
 // With returns a copy of the view used by caller (for read attribution).
 func (f *Frame) With(caller string) *Frame {
 	if f == nil {

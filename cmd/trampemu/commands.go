@@ -294,5 +294,5 @@ func mustScenario(name string) harness.Scenario {
 }
 
 func cmdScenario(args []string, w io.Writer) error {
-	return usagef("not built yet")
+	return scenarioCommand(args, w)
 }

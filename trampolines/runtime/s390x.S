@@ -39,14 +39,11 @@ SYM_FUNC_START_WEAK(ftrace_stub)
 SYM_FUNC_END(ftrace_stub)
 
 SYM_CODE_START(trampemu_checked_loop)
-1:	brasl	%r14,trampemu_before
+1:	brasl	%r14,trampemu_next
 	lgrl	%r1,trampemu_target
 	basr	%r14,%r1
 SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
-	brasl	%r14,trampemu_after
-	ltgr	%r2,%r2
-	jnz	1b
-	j	trampemu_exit
+	j	1b
 SYM_CODE_END(trampemu_checked_loop)
 
 SYM_CODE_START(trampemu_fast_loop)

@@ -2,8 +2,10 @@
  * trampemu's x86-64 runtime: the kernel data the trampolines read, the
  * ftrace_stub they call before patching, a direct trampoline for
  * arch_ftrace_set_direct_caller, and the two drivers that call workloads:
- *  - trampemu_checked_loop: host calls before and after every workload call
- *    (the harness sets canary registers and arguments, then checks);
+ *  - trampemu_checked_loop: one host call between workload calls
+ *    (trampemu_next records the last call's results and sets canary
+ *    registers, arguments and the target of the next; after the last call
+ *    the target is trampemu_exit);
  *  - trampemu_fast_loop: arguments and count from memory, no host calls
  *    (benchmarks with checks off).
  * Both end at trampemu_exit.
@@ -32,13 +34,10 @@ SYM_FUNC_START_WEAK(ftrace_stub)
 SYM_FUNC_END(ftrace_stub)
 
 SYM_CODE_START(trampemu_checked_loop)
-1:	call	trampemu_before
+1:	call	trampemu_next
 	call	*trampemu_target(%rip)
 SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
-	call	trampemu_after
-	testq	%rax, %rax
-	jnz	1b
-	jmp	trampemu_exit
+	jmp	1b
 SYM_CODE_END(trampemu_checked_loop)
 
 SYM_CODE_START(trampemu_fast_loop)
