@@ -64,6 +64,9 @@ type Finding struct {
 	Message  string `json:"message"`
 	// Count is how many invocations showed it.
 	Count int `json:"count"`
+	// Summary is the message without the first occurrence's example: what
+	// findings are merged by.
+	Summary string `json:"-"`
 }
 
 func (f Finding) String() string {
@@ -170,7 +173,7 @@ func (c *collector) add(k Kind, slot, reg, summary, example string) {
 	if example != "" {
 		msg += " (first seen: " + example + ")"
 	}
-	c.byKey[key] = &Finding{Kind: k, Severity: k.Severity(), Slot: slot, Register: reg, Message: msg, Count: 1}
+	c.byKey[key] = &Finding{Kind: k, Severity: k.Severity(), Slot: slot, Register: reg, Message: msg, Count: 1, Summary: summary}
 	c.order = append(c.order, key)
 }
 

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"trampemu/check"
+	"trampemu/scenarios"
 )
 
 // WriteJSON writes v as indented JSON.
@@ -52,6 +53,9 @@ func resultText(r check.Result) string {
 			return fmt.Sprintf("ok (%d info)", len(r.Findings))
 		}
 		return "ok"
+	}
+	if r.Errors() == 1 {
+		return "FAIL (1 error)"
 	}
 	return fmt.Sprintf("FAIL (%d errors)", r.Errors())
 }
@@ -168,7 +172,7 @@ func findingLines(s check.Summary) []string {
 	var order []string
 	for _, r := range s.Results {
 		for _, f := range r.Findings {
-			key := f.String()
+			key := string(f.Kind) + "\x00" + f.Slot + "\x00" + f.Register + "\x00" + f.Summary
 			if a, ok := m[key]; ok {
 				a.wls = append(a.wls, r.Workload)
 				continue
@@ -184,4 +188,28 @@ func findingLines(s check.Summary) []string {
 		out = append(out, fmt.Sprintf("**%s** (%s) %s; workloads: %s", a.f.Kind, a.f.Severity, strings.TrimPrefix(a.f.String(), string(a.f.Kind)+" "), strings.Join(a.wls, ", ")))
 	}
 	return out
+}
+
+// ScenarioTable renders scenario outcomes in Markdown: one row per
+// (scenario, arch) with its verdict, shadow-stack words per call, warnings
+// and failed expectations.
+func ScenarioTable(w io.Writer, outs []scenarios.Outcome) error {
+	fmt.Fprintln(w, "| scenario | arch | header | result | shadow words/call | warnings | failed expectations |")
+	fmt.Fprintln(w, "|---|---|---|---|--:|---|---|")
+	for _, o := range outs {
+		res := "ok"
+		if !o.OK {
+			res = "FAILED"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Scenario, o.Arch, o.Header, res,
+			num(o.ShadowWordsPerCall), cell(o.Warnings), cell(o.Findings))
+	}
+	return nil
+}
+
+func cell(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(strings.Join(s, "; "), "|", "\\|")
 }

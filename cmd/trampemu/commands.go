@@ -11,9 +11,11 @@ import (
 	"trampemu/asm"
 	"trampemu/check"
 	"trampemu/emu"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/report"
+	"trampemu/scenarios"
 	"trampemu/trampolines"
 )
 
@@ -232,6 +234,13 @@ func cmdCheck(args []string, w io.Writer) error {
 	return nil
 }
 
+// fullReport is what `trampemu report --json` prints.
+type fullReport struct {
+	Variants    []check.Summary        `json:"variants"`
+	Scenarios   []scenarios.Outcome    `json:"scenarios"`
+	ShadowStack []scenarios.MeasureRow `json:"shadow_stack"`
+}
+
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
@@ -246,46 +255,90 @@ func cmdReport(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ss, err := check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed})
-	if err != nil {
+	var rep fullReport
+	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed}); err != nil {
 		return err
 	}
-	rt, _ := emu.UnicornVersion()
-	notes := []string{
-		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters; ns/traced call is the whole traced call of `add` (fentry, entry trampoline, Go callbacks, function, return_to_handler) in the emulator with a function tracer and a graph user, checks off.", Version, rt),
-		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, *calls),
+	for _, sc := range scenarios.All() {
+		for _, a := range as {
+			o, err := sc.Run(a, ftrace.HeaderMerged)
+			if err != nil {
+				return fmt.Errorf("scenario %s on %s: %w", sc.Name, a.Name, err)
+			}
+			rep.Scenarios = append(rep.Scenarios, o)
+		}
+	}
+	mc := scenarios.DefaultMeasureConfig()
+	mc.Arches = as
+	if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
+		return err
+	}
+	write := func(w io.Writer, asJSON bool) error {
+		if asJSON {
+			return report.WriteJSON(w, rep)
+		}
+		return markdownReport(w, rep, *calls)
 	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(*out, "report.md"))
-		if err != nil {
-			return err
+		for _, f := range []struct {
+			name string
+			json bool
+		}{{"report.md", false}, {"report.json", true}} {
+			fh, err := os.Create(filepath.Join(*out, f.name))
+			if err != nil {
+				return err
+			}
+			err = write(fh, f.json)
+			if cerr := fh.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
 		}
-		report.Markdown(f, "trampemu report", ss, notes)
-		f.Close()
-		j, err := os.Create(filepath.Join(*out, "report.json"))
-		if err != nil {
-			return err
-		}
-		report.WriteJSON(j, ss)
-		j.Close()
 	}
-	if *asJSON {
-		err = report.WriteJSON(w, ss)
-	} else {
-		err = report.Markdown(w, "trampemu report", ss, notes)
-	}
-	if err != nil {
+	if err := write(w, *asJSON); err != nil {
 		return err
 	}
-	for _, s := range ss {
+	for _, s := range rep.Variants {
 		if s.Regression() {
 			return errFindings
 		}
 	}
+	for _, o := range rep.Scenarios {
+		if !o.OK {
+			return errFindings
+		}
+	}
+	for _, r := range rep.ShadowStack {
+		if !r.OK {
+			return errFindings
+		}
+	}
 	return nil
+}
+
+func markdownReport(w io.Writer, rep fullReport, calls int) error {
+	rt, _ := emu.UnicornVersion()
+	notes := []string{
+		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters; ns/traced call is the whole traced call of `add` (fentry, entry trampoline, Go callbacks, function, return_to_handler) in the emulator with a function tracer and a graph user, checks off.", Version, rt),
+		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, calls),
+	}
+	if err := report.Markdown(w, "trampemu report", rep.Variants, notes); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "## fgraph and fprobe scenarios (merged header, through the current trampolines)")
+	fmt.Fprintln(w)
+	if err := report.ScenarioTable(w, rep.Scenarios); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Shadow-stack cost per traced call (`add`) and traced depth (`chain`, 131 levels)")
+	fmt.Fprintln(w)
+	return scenarios.WriteMeasureTable(w, rep.ShadowStack)
 }
 
 func mustScenario(name string) harness.Scenario {
