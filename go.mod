@@ -2,4 +2,4 @@ module trampemu
 
 go 1.26.8
 
-require golang.org/x/arch v0.33.0 // indirect
+require golang.org/x/arch v0.33.0

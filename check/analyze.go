@@ -21,6 +21,8 @@ type analyzer struct {
 	written   map[string]bool // slots the trampoline's code filled, over all invocations
 	stackUsed uint64          // deepest store below the entry sp
 	volKept   map[string]int  // s390x exit r3-r5: kept / changed counts
+	// lines sums the distinct data cache lines of probed invocations.
+	lines, linesRuns int
 	// cutShort is an invocation of the trampoline under test that never
 	// left it (the run stopped inside, or control went nowhere).
 	cutShort *harness.Invocation
@@ -116,6 +118,9 @@ func (z *analyzer) invocation(inv *harness.Invocation) {
 		z.hostCall(inv, &inv.Calls[i])
 	}
 	z.frame(inv)
+	if inv.Probed && inv.Left {
+		z.cacheLines(inv)
+	}
 	for _, rd := range inv.Reads {
 		if !rd.Stale {
 			continue
@@ -383,6 +388,19 @@ func (z *analyzer) stackWrites(inv *harness.Invocation) {
 		}
 		z.col.add(Stack, "", "", fmt.Sprintf("%s wrote the caller's stack at entry sp+%d", z.roleName(), off), "stored"+by)
 	}
+}
+
+// cacheLines counts the distinct 64-byte lines the invocation's probed
+// accesses touched.
+func (z *analyzer) cacheLines(inv *harness.Invocation) {
+	seen := make(map[uint64]bool, 8)
+	for _, x := range inv.Accesses {
+		for l := x.Addr >> 6; l <= (x.Addr+uint64(max(x.Size, 1))-1)>>6; l++ {
+			seen[l] = true
+		}
+	}
+	z.lines += len(seen)
+	z.linesRuns++
 }
 
 // finish adds the aggregated info findings.

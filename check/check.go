@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"time"
 
 	"trampemu/harness"
 	"trampemu/regs"
@@ -28,6 +29,9 @@ type Config struct {
 	// NoClobber: host functions leave volatile registers alone.
 	NoClobber bool
 }
+
+// callBatch is how many calls one emulator run makes.
+const callBatch = 50
 
 // Run checks cfg.Tramp on every workload and returns one Result per
 // workload. An error means the check could not run at all (assembly, link,
@@ -80,7 +84,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	var z *analyzer
-	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber,
+	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second,
 		OnCall: func(c *harness.Call) { z.call(c) }})
 	if err != nil {
 		return res, err
@@ -98,18 +102,28 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			h.Describe(in.Addr)+": "+in.Text)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, wi))
-	calls := make([]*harness.Call, cfg.Calls)
-	for i := range calls {
+	var genErr error
+	gen := func(int) *harness.Call {
 		c, err := h.NewCall(workload, rng)
 		if err != nil {
-			return res, err
+			genErr = err
+			return &harness.Call{Workload: workload, Func: h.Image.HostFuncs[harness.HostDirectHook]}
 		}
-		calls[i] = c
+		return c
 	}
 	h.M.ResetCounts()
-	runErr := h.RunChecked(calls)
-	if runErr != nil {
-		z.runError(runErr)
+	// Batches of calls, each one emulator run with its own time limit: a
+	// hang is caught per batch, and a slow machine (or -race) still finishes.
+	for done := 0; done < cfg.Calls; done += callBatch {
+		n := min(callBatch, cfg.Calls-done)
+		runErr := h.RunCalls(n, gen)
+		if genErr != nil {
+			return res, genErr
+		}
+		if runErr != nil {
+			z.runError(runErr)
+			break // the machine's state is not to be trusted any more
+		}
 	}
 	z.finish()
 	res.Findings = z.col.findings()
@@ -123,6 +137,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
 	res.Metrics = m.per(runs)
 	res.Metrics.StackBytes = int(z.stackUsed)
+	if z.linesRuns > 0 {
+		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)
+	}
 	for s := range z.written {
 		res.Metrics.Written = append(res.Metrics.Written, s)
 	}

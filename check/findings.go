@@ -88,6 +88,10 @@ type Metrics struct {
 	Stores       float64 `json:"stores"`
 	LoadBytes    float64 `json:"load_bytes"`
 	StoreBytes   float64 `json:"store_bytes"`
+	// CacheLines is the number of distinct 64-byte data cache lines the
+	// trampoline's loads and stores touch per run (implicit stack traffic
+	// included; code fetches not counted).
+	CacheLines float64 `json:"cache_lines"`
 	// StackBytes is how far below its entry sp the trampoline reaches: its
 	// deepest store, or the sp it calls C with, whichever is lower.
 	StackBytes int `json:"stack_bytes"`
