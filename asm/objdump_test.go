@@ -141,7 +141,6 @@ type objdumpLine struct {
 
 var (
 	objdumpInsnRE = regexp.MustCompile(`^\s*([0-9a-f]+):\t(.*)$`)
-	objdumpSymRE  = regexp.MustCompile(`^([0-9a-f]+) <([^>]+)>:$`)
 )
 
 // runObjdump disassembles the image's executable sections with GNU objdump

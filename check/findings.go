@@ -4,7 +4,6 @@
 package check
 
 import (
-	"fmt"
 	"sort"
 )
 
@@ -70,7 +69,7 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	s := fmt.Sprintf("%s", f.Kind)
+	s := string(f.Kind)
 	if f.Slot != "" {
 		s += " " + f.Slot
 	}

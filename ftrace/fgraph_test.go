@@ -126,8 +126,7 @@ func TestStackedAndParentData(t *testing.T) {
 	archs(t, func(t *testing.T, a *regs.Arch) {
 		e := newEnv(t, a)
 		depthSeen := map[int]bool{}
-		var o *GraphOps
-		o = &GraphOps{Name: "s",
+		o := &GraphOps{Name: "s",
 			EntryFunc: func(g *Graph, tr *GraphEnt, o *GraphOps, _ *regs.Frame) bool {
 				a1, ok1 := g.ReserveData(o, 8)
 				a2, ok2 := g.ReserveData(o, 16)

@@ -52,14 +52,12 @@ func (f *fpEnv) call(fn uint64, n int, arg uint64, body func(uint64) uint64) uin
 
 // kunit holds test_fprobe's globals and handlers.
 type kunit struct {
-	t                  *testing.T
-	f                  *fpEnv
-	entryVal, exitVal  uint64
-	entryData          uint64
-	entries, exits     int
-	entryRet           int
-	checkRet           bool
-	recurseOnExitCalls int
+	t                 *testing.T
+	f                 *fpEnv
+	entryVal, exitVal uint64
+	entryData         uint64
+	entries, exits    int
+	entryRet          int
 }
 
 func (k *kunit) entry(fp *Fprobe, ip, retIP uint64, fregs *regs.Frame, data uint64) int {

@@ -3,7 +3,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"trampemu/asm"
@@ -76,7 +75,6 @@ type Harness struct {
 	inv           *Invocation
 	mem           recMem
 	obs           observer
-	enabled       bool
 	free          []*Invocation // recycled invocations (with OnCall)
 	probing       int           // invocations left to probe (-1: all)
 	probesStopped bool
@@ -295,7 +293,6 @@ func (h *Harness) Enable(funcs ...string) error {
 			return err
 		}
 	}
-	h.enabled = true
 	return h.enableGraphPath()
 }
 
@@ -306,7 +303,6 @@ func (h *Harness) Disable() error {
 			return err
 		}
 	}
-	h.enabled = false
 	return nil
 }
 
@@ -469,11 +465,4 @@ func (h *Harness) DriverSP() uint64 { return h.driverSP }
 
 func (h *Harness) runOpts() emu.RunOptions {
 	return emu.RunOptions{Limit: h.Opts.Limit, Timeout: h.Opts.Timeout}
-}
-
-func joinErrs(errs []string) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(errs, "; "))
 }

@@ -243,9 +243,8 @@ func (h *Harness) onEvent(ev *emu.WatchEvent) {
 // (the C side has poisoned the stack below sp already).
 func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	a := h.Arch
-	if h.inv != nil {
-		h.inv = nil // entered again without a leave: the old one stays cut short
-	}
+	// An invocation still open here entered again without a leave: it
+	// stays cut short (Left false).
 	inv := h.newInvocation()
 	inv.EnterPC, inv.Before = ev.PC, ev.Regs
 	if h.probing != 0 {

@@ -48,9 +48,9 @@ func BenchmarkTracedCall(b *testing.B) {
 					if checks {
 						// One call object reused: the driver sets canaries and
 						// arguments from it every time.
-						calls, err := harness.RandomCalls(h, "add", 1, 1)
-						if err != nil {
-							b.Fatal(err)
+						calls, cerr := harness.RandomCalls(h, "add", 1, 1)
+						if cerr != nil {
+							b.Fatal(cerr)
 						}
 						err = h.RunCalls(b.N, func(int) *harness.Call {
 							c := calls[0]

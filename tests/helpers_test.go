@@ -9,7 +9,6 @@ import (
 	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/regs"
-	"trampemu/trampolines"
 )
 
 func variant(t testing.TB, a *regs.Arch, name string) harness.Tramp {
@@ -66,11 +65,4 @@ func runCheck(t testing.TB, cfg check.Config) []check.Result {
 		t.Fatalf("%s %s: %v", cfg.Arch.Name, cfg.Tramp.Name, err)
 	}
 	return rs
-}
-
-func roleOf(name string) trampolines.Role {
-	if len(name) >= 3 && name[:3] == "rth" {
-		return trampolines.Exit
-	}
-	return trampolines.Entry
 }
