@@ -80,8 +80,11 @@ func LoadELF(a *regs.Arch, data []byte) (im *Image, err error) {
 		if s.Flags&elf.SHF_ALLOC == 0 || s.Size == 0 {
 			continue
 		}
-		if s.Size > 64<<20 {
-			return nil, fmt.Errorf("section %s is %d bytes: too large", s.Name, s.Size)
+		// Place before reading: a malformed size must not make us allocate
+		// more than a guest region holds.
+		r, ok := a.Memory.Find(s.Addr)
+		if !ok || s.Size > r.End()-s.Addr {
+			return nil, fmt.Errorf("section %s at %#x+%#x lies outside the %s guest memory map", s.Name, s.Addr, s.Size, a.Name)
 		}
 		sec := Section{Name: s.Name, Addr: s.Addr, Exec: s.Flags&elf.SHF_EXECINSTR != 0}
 		if s.Type == elf.SHT_NOBITS {
@@ -91,11 +94,10 @@ func LoadELF(a *regs.Arch, data []byte) (im *Image, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("section %s: %w", s.Name, err)
 			}
+			if uint64(len(d)) != s.Size {
+				return nil, fmt.Errorf("section %s: %d bytes of data for size %#x", s.Name, len(d), s.Size)
+			}
 			sec.Data = d
-		}
-		r, ok := a.Memory.Find(sec.Addr)
-		if !ok || sec.Addr+uint64(len(sec.Data)) > r.End() || sec.Addr+uint64(len(sec.Data)) < sec.Addr {
-			return nil, fmt.Errorf("section %s at %#x+%#x lies outside the %s guest memory map", s.Name, sec.Addr, len(sec.Data), a.Name)
 		}
 		im.Sections = append(im.Sections, sec)
 	}

@@ -3,6 +3,7 @@ package tests
 import (
 	"testing"
 
+	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/regs"
 )
@@ -72,6 +73,26 @@ func BenchmarkTracedCall(b *testing.B) {
 					b.ReportMetric(1e9/ns, "tracedcalls/s")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkCheck/<arch>/<variant>: what `trampemu check` costs per traced
+// call: the checked run with every observation and the analysis into
+// findings (add workload, default scenario), machine set-up included.
+func BenchmarkCheck(b *testing.B) {
+	for _, a := range regs.Arches {
+		for _, name := range []string{"ftrace_caller", "rth-merged"} {
+			b.Run(a.Name+"/"+name, func(b *testing.B) {
+				tr := variant(b, a, name)
+				rs := runCheck(b, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: b.N, Seed: 1})
+				if !rs[0].OK {
+					b.Fatalf("findings: %s", findings(rs[0]))
+				}
+				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(ns, "ns/checkedcall")
+				b.ReportMetric(1e9/ns, "checkedcalls/s")
+			})
 		}
 	}
 }
