@@ -62,9 +62,9 @@ func (z *analyzer) call(c *harness.Call) {
 	}
 	for i, want := range c.Want {
 		if i < len(c.Results) && c.Results[i] != want {
-			reg := z.reg(z.a.Ret[min(i, len(z.a.Ret)-1)])
-			if len(c.Want) > len(z.a.Ret) || (c.Workload == "ret16") {
-				reg = ""
+			reg := ""
+			if !c.InMemory && i < len(z.a.Ret) {
+				reg = z.reg(z.a.Ret[i])
 			}
 			z.col.add(Clobber, "", reg, fmt.Sprintf("%s returned a wrong result (word %d)", c.Workload, i),
 				fmt.Sprintf("%#x, want %#x", c.Results[i], want))

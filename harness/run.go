@@ -19,8 +19,9 @@ type Call struct {
 	In, Out regs.RegFile
 	Done    bool
 	// Results are the observed results (return registers, or the words of
-	// the return buffer); Want what the workload must return.
+	// the return buffer when InMemory); Want what the workload must return.
 	Results, Want []uint64
+	InMemory      bool
 	// Invocations are the trampoline runs during the call (checks on).
 	Invocations []*Invocation
 }
@@ -53,6 +54,7 @@ func (h *Harness) NewCall(workload string, r *rand.Rand) (*Call, error) {
 	c := &Call{Workload: workload, Func: fn, Args: sem.Args(r), In: Canaries(h.Arch, r)}
 	if sem.Memory {
 		c.Args[0] = h.sym(symRetbuf)
+		c.InMemory = true
 	}
 	c.Want = sem.Want(c.Args)
 	return c, nil
