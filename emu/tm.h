@@ -16,7 +16,7 @@ enum {
 	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
 };
 
-#define TM_ABOVE 512     // bytes of the stack above sp kept per watch event
+#define TM_ABOVE 256     // bytes of the stack above sp kept per watch event
 #define TM_MAX_REGIONS 8
 
 typedef struct tm_region {

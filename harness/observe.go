@@ -47,7 +47,7 @@ const PoisonDepth = 640
 // AboveWindow is how many bytes above the entry sp are compared before and
 // after each invocation (the caller's frame, which the trampoline must not
 // write except where its ABI lets it).
-const AboveWindow = 512
+const AboveWindow = emu.WatchAbove
 
 // Invocation is one run of a trampoline: from the first block executed in
 // the trampolines' code until control leaves it for code outside it (host

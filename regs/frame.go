@@ -66,14 +66,22 @@ func (f *Frame) With(caller string) *Frame {
 	return &c
 }
 
-func (f *Frame) read(name, accessor string) (uint64, bool) {
+func (f *Frame) index(name string) int {
 	if f == nil || name == "" {
+		return -1
+	}
+	if i, ok := f.Layout.byNam[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// readAt reads slot i (-1: the structure has no such field).
+func (f *Frame) readAt(i int, accessor string) (uint64, bool) {
+	if f == nil || i < 0 {
 		return 0, false
 	}
-	s, ok := f.Layout.Slot(name)
-	if !ok {
-		return 0, false
-	}
+	s := &f.Layout.Slots[i]
 	addr := f.Base + uint64(s.Off)
 	var v uint64
 	if s.Size == 8 {
@@ -84,19 +92,17 @@ func (f *Frame) read(name, accessor string) (uint64, bool) {
 		v = uint64(f.Arch.ByteOrder.Uint32(b[:4]))
 	}
 	if f.Obs != nil {
-		f.Obs.SlotRead(f, s, addr, v, accessor)
+		f.Obs.SlotRead(f, *s, addr, v, accessor)
 	}
 	return v, true
 }
 
-func (f *Frame) write(name, accessor string, v uint64) bool {
-	if f == nil || name == "" {
+// writeAt writes slot i (-1: the structure has no such field).
+func (f *Frame) writeAt(i int, accessor string, v uint64) bool {
+	if f == nil || i < 0 {
 		return false
 	}
-	s, ok := f.Layout.Slot(name)
-	if !ok {
-		return false
-	}
+	s := &f.Layout.Slots[i]
 	addr := f.Base + uint64(s.Off)
 	if s.Size == 8 {
 		f.Mem.WriteWord(addr, v)
@@ -106,16 +112,16 @@ func (f *Frame) write(name, accessor string, v uint64) bool {
 		f.Mem.Write(addr, b[:s.Size])
 	}
 	if f.Obs != nil {
-		f.Obs.SlotWrite(f, s, addr, v, accessor)
+		f.Obs.SlotWrite(f, *s, addr, v, accessor)
 	}
 	return true
 }
 
 // Get reads a slot by name, as C code reading the field directly would.
-func (f *Frame) Get(name string) (uint64, bool) { return f.read(name, "field "+name) }
+func (f *Frame) Get(name string) (uint64, bool) { return f.readAt(f.index(name), "field") }
 
 // Set writes a slot by name.
-func (f *Frame) Set(name string, v uint64) bool { return f.write(name, "field "+name, v) }
+func (f *Frame) Set(name string, v uint64) bool { return f.writeAt(f.index(name), "field", v) }
 
 // Raw reads a slot without telling the Observer (for the tool's own
 // inspection of a frame, not for modelled kernel code).
@@ -137,32 +143,32 @@ func (f *Frame) Raw(name string) (uint64, bool) {
 
 // InstructionPointer is ftrace_regs_get_instruction_pointer.
 func (f *Frame) InstructionPointer() (uint64, bool) {
-	return f.read(f.acc().IP, "ftrace_regs_get_instruction_pointer")
+	return f.readAt(f.acc().ip, "ftrace_regs_get_instruction_pointer")
 }
 
 // SetInstructionPointer is ftrace_regs_set_instruction_pointer.
 func (f *Frame) SetInstructionPointer(v uint64) bool {
-	return f.write(f.acc().IP, "ftrace_regs_set_instruction_pointer", v)
+	return f.writeAt(f.acc().ip, "ftrace_regs_set_instruction_pointer", v)
 }
 
 // StackPointer is ftrace_regs_get_stack_pointer.
 func (f *Frame) StackPointer() (uint64, bool) {
-	return f.read(f.acc().SP, "ftrace_regs_get_stack_pointer")
+	return f.readAt(f.acc().sp, "ftrace_regs_get_stack_pointer")
 }
 
 // ReturnValue is ftrace_regs_get_return_value.
 func (f *Frame) ReturnValue() (uint64, bool) {
-	return f.read(f.acc().RetVal, "ftrace_regs_get_return_value")
+	return f.readAt(f.acc().retVal, "ftrace_regs_get_return_value")
 }
 
 // SetReturnValue is ftrace_regs_set_return_value.
 func (f *Frame) SetReturnValue(v uint64) bool {
-	return f.write(f.acc().RetVal, "ftrace_regs_set_return_value", v)
+	return f.writeAt(f.acc().retVal, "ftrace_regs_set_return_value", v)
 }
 
 // FramePointer is ftrace_regs_get_frame_pointer.
 func (f *Frame) FramePointer() (uint64, bool) {
-	return f.read(f.acc().FP, "ftrace_regs_get_frame_pointer")
+	return f.readAt(f.acc().fp, "ftrace_regs_get_frame_pointer")
 }
 
 // Argument is ftrace_regs_get_argument(fregs, n): a register slot for the
@@ -173,17 +179,17 @@ func (f *Frame) Argument(n int) (uint64, bool) {
 	if n < 0 {
 		return 0, false
 	}
-	if n < len(acc.Args) {
-		return f.read(acc.Args[n], name)
+	if n < len(acc.args) {
+		return f.readAt(acc.args[n], name)
 	}
-	if len(acc.Args) == 0 {
+	if len(acc.args) == 0 {
 		return 0, false
 	}
-	sp, ok := f.read(acc.SP, name)
+	sp, ok := f.readAt(acc.sp, name)
 	if !ok {
 		return 0, false
 	}
-	addr := sp + uint64(f.Arch.StackArgOffset+8*(n-len(acc.Args)))
+	addr := sp + uint64(f.Arch.StackArgOffset+8*(n-len(acc.args)))
 	v := f.Mem.ReadWord(addr)
 	if f.Obs != nil {
 		f.Obs.StackRead(f, addr, v, name)
@@ -196,10 +202,10 @@ func (f *Frame) Argument(n int) (uint64, bool) {
 func (f *Frame) ReturnAddress() (uint64, bool) {
 	acc := f.acc()
 	name := "ftrace_regs_get_return_address"
-	if acc.RetAddr != "" {
-		return f.read(acc.RetAddr, name)
+	if acc.retAddr >= 0 {
+		return f.readAt(acc.retAddr, name)
 	}
-	sp, ok := f.read(acc.SP, name)
+	sp, ok := f.readAt(acc.sp, name)
 	if !ok {
 		return 0, false
 	}
@@ -213,9 +219,11 @@ func (f *Frame) ReturnAddress() (uint64, bool) {
 // GetRegs is arch_ftrace_get_regs: the full pt_regs view when the trampoline
 // saved all registers, else nil (the kernel's NULL).
 func (f *Frame) GetRegs() *Frame {
-	t := f.acc().FullRegs
-	v, ok := f.read(t.Slot, "arch_ftrace_get_regs")
-	if !ok || !t.Full(v) {
+	if f == nil {
+		return nil
+	}
+	v, ok := f.readAt(f.acc().full, "arch_ftrace_get_regs")
+	if !ok || !f.Layout.Accessors.FullRegs.Full(v) {
 		return nil
 	}
 	return f
@@ -224,12 +232,14 @@ func (f *Frame) GetRegs() *Frame {
 // SetDirectCaller is arch_ftrace_set_direct_caller: the entry trampoline
 // then returns into the direct trampoline at addr.
 func (f *Frame) SetDirectCaller(addr uint64) bool {
-	return f.write(f.acc().Direct, "arch_ftrace_set_direct_caller", addr)
+	return f.writeAt(f.acc().direct, "arch_ftrace_set_direct_caller", addr)
 }
 
-func (f *Frame) acc() *Accessors {
+var noAccessors = accIndex{ip: -1, sp: -1, retVal: -1, fp: -1, retAddr: -1, direct: -1, full: -1}
+
+func (f *Frame) acc() *accIndex {
 	if f == nil {
-		return &Accessors{}
+		return &noAccessors
 	}
-	return &f.Layout.Accessors
+	return &f.Layout.acc
 }

@@ -19,6 +19,14 @@ type Layout struct {
 	Slots     []Slot
 	Accessors Accessors // how the kernel's accessors read this structure
 	byNam     map[string]int
+	acc       accIndex // Accessors resolved to slot indices (-1: none)
+}
+
+// accIndex is Accessors as slot indices, so the hot accessors need no
+// lookup by name.
+type accIndex struct {
+	ip, sp, retVal, fp, retAddr, direct, full int
+	args                                      []int
 }
 
 func newLayout(name string, size int, slots []Slot, acc Accessors) *Layout {
@@ -26,6 +34,17 @@ func newLayout(name string, size int, slots []Slot, acc Accessors) *Layout {
 	for i, s := range slots {
 		l.byNam[s.Name] = i
 		l.byNam[s.Field] = i
+	}
+	idx := func(name string) int {
+		if i, ok := l.byNam[name]; ok && name != "" {
+			return i
+		}
+		return -1
+	}
+	l.acc = accIndex{ip: idx(acc.IP), sp: idx(acc.SP), retVal: idx(acc.RetVal), fp: idx(acc.FP),
+		retAddr: idx(acc.RetAddr), direct: idx(acc.Direct), full: idx(acc.FullRegs.Slot)}
+	for _, a := range acc.Args {
+		l.acc.args = append(l.acc.args, idx(a))
 	}
 	return l
 }
