@@ -300,3 +300,54 @@ func sortedStrings(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestDirectCalls: a callback that sets a direct trampoline
+// (arch_ftrace_set_direct_caller) under ftrace_regs_caller sends every
+// traced call through it (x86-64: ORIG_RAX; s390x: orig_gpr2), with no
+// finding.
+func TestDirectCalls(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			e := variant(t, a, "ftrace_regs_caller")
+			x, err := harness.Pair(a, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runCheck(t, check.Config{Arch: a, Tramp: e, Partner: &x, Scenario: scenario(t, "direct"), Workloads: []string{"add", "six"}, Calls: 5})
+			for _, res := range r {
+				if !res.OK {
+					t.Errorf("%s: %s", res.Workload, findings(res))
+				}
+			}
+			h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			if err := h.Install(scenario(t, "direct")); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Enable(); err != nil {
+				t.Fatal(err)
+			}
+			calls, err := harness.RandomCalls(h, "add", 7, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := h.RunChecked(calls); err != nil {
+				t.Fatal(err)
+			}
+			if n := h.M.HostCalls(harness.HostDirectHook); n != 7 {
+				t.Errorf("the direct trampoline ran %d times, want 7", n)
+			}
+			for _, c := range calls {
+				if c.Results[0] != c.Want[0] {
+					t.Errorf("add returned %#x, want %#x", c.Results[0], c.Want[0])
+				}
+				if inv := c.Invocations[0]; !inv.Direct || inv.LeavePC != inv.WantPC {
+					t.Errorf("entry invocation direct=%v left to %s, want the direct trampoline", inv.Direct, h.Describe(inv.LeavePC))
+				}
+			}
+		})
+	}
+}

@@ -67,11 +67,15 @@ SYM_INNER_LABEL(trampemu_exit, SYM_L_GLOBAL)
 SYM_CODE_END(trampemu_fast_loop)
 
 /* A direct trampoline (arch_ftrace_set_direct_caller): ftrace_common
-   branches here with r14 = the traced function's return address and r0 =
-   ip+6; it reports to the host and continues in the traced function. */
+   branches here with r0 = ip+6 (where the traced function continues),
+   r14 = its return address and r15 = its caller's sp; r0 and r14 are kept
+   in the scratch bytes of the caller's 160-byte area around the report to
+   the host, r2-r15 are untouched. */
 SYM_CODE_START(trampemu_direct)
-	lgr	%r1,%r14
+	stg	%r0,8(%r15)
+	stg	%r14,16(%r15)
 	brasl	%r14,trampemu_direct_hook
-	lgr	%r14,%r1
-	br	%r0
+	lg	%r14,16(%r15)
+	lg	%r1,8(%r15)
+	br	%r1
 SYM_CODE_END(trampemu_direct)
