@@ -20,8 +20,15 @@ func newTestMachine(t testing.TB, a *regs.Arch) *Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: []string{"host_add", "host_count"}},
+	return loadMachine(t, a, asm.Options{Arch: a, HostFuncs: []string{"host_add", "host_count"}},
 		asm.Source{Name: path, Text: text})
+}
+
+// loadMachine builds the sources and returns a machine with the image
+// loaded, closed when the test ends.
+func loadMachine(t testing.TB, a *regs.Arch, opt asm.Options, srcs ...asm.Source) *Machine {
+	t.Helper()
+	im, err := asm.Build(opt, srcs...)
 	if err != nil {
 		t.Fatal(err)
 	}

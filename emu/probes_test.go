@@ -139,21 +139,10 @@ func TestFetchFromUnmappedAddressIsFault(t *testing.T) {
 				if _, ok := a.Memory.Find(bad); ok {
 					t.Fatalf("%#x is mapped: the test needs an unmapped address", bad)
 				}
-				im, err := asm.Build(asm.Options{Arch: a}, asm.Source{Name: "jump_" + a.Name + ".S", Text: []byte(c.src)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := New(a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(m.Close)
-				if err := m.Load(im); err != nil {
-					t.Fatal(err)
-				}
-				fn, _ := im.Symbol("jump_to")
-				done, _ := im.Symbol("done")
-				err = m.Call(fn, done, stackTop(a), []uint64{bad}, RunOptions{Limit: 1000})
+				m := loadMachine(t, a, asm.Options{Arch: a}, asm.Source{Name: "jump_" + a.Name + ".S", Text: []byte(c.src)})
+				fn, _ := m.Image.Symbol("jump_to")
+				done, _ := m.Image.Symbol("done")
+				err := m.Call(fn, done, stackTop(a), []uint64{bad}, RunOptions{Limit: 1000})
 				e, ok := AsError(err)
 				if !ok {
 					t.Fatalf("got %v, want an *emu.Error", err)

@@ -58,6 +58,29 @@ func findings(r check.Result) string {
 	return s
 }
 
+// newHarness returns a checking harness for entry paired with its intended
+// exit, with the scenario's users registered and tracing on.
+func newHarness(t testing.TB, a *regs.Arch, entry, scen string) *harness.Harness {
+	t.Helper()
+	e := variant(t, a, entry)
+	x, err := harness.Pair(a, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	if err := h.Install(scenario(t, scen)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Enable(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func runCheck(t testing.TB, cfg check.Config) []check.Result {
 	t.Helper()
 	rs, err := check.Run(cfg)

@@ -142,22 +142,7 @@ func TestFullRegsUser(t *testing.T) {
 			full    bool
 		}{{"ftrace_caller", false}, {"ftrace_regs_caller", true}} {
 			t.Run(a.Name+"/"+c.variant, func(t *testing.T) {
-				e := variant(t, a, c.variant)
-				x, err := harness.Pair(a, e)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer h.Close()
-				if err := h.Install(scenario(t, "regs")); err != nil {
-					t.Fatal(err)
-				}
-				if err := h.Enable(); err != nil {
-					t.Fatal(err)
-				}
+				h := newHarness(t, a, c.variant, "regs")
 				calls, err := harness.RandomCalls(h, "add", 3, 1)
 				if err != nil {
 					t.Fatal(err)
@@ -319,17 +304,7 @@ func TestDirectCalls(t *testing.T) {
 					t.Errorf("%s: %s", res.Workload, findings(res))
 				}
 			}
-			h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close()
-			if err := h.Install(scenario(t, "direct")); err != nil {
-				t.Fatal(err)
-			}
-			if err := h.Enable(); err != nil {
-				t.Fatal(err)
-			}
+			h := newHarness(t, a, "ftrace_regs_caller", "direct")
 			calls, err := harness.RandomCalls(h, "add", 7, 3)
 			if err != nil {
 				t.Fatal(err)

@@ -7,32 +7,7 @@
  * r14 (return_to_handler when the function is traced). Removed in v6.14 by
  * "s390/ftrace: Implement ftrace_graph_func".
  */
-	.macro	ftrace_regs_entry, allregs=0
-	stg	%r14,(__SF_GPRS+8*8)(%r15)
-	.if \allregs == 1
-	epsw	%r1,%r14
-	risbg	%r14,%r1,0,31,32
-	.endif
-	lgr	%r1,%r15
-	aghi	%r15,-TRACED_FUNC_FRAME_SIZE
-	stg	%r1,__SF_BACKCHAIN(%r15)
-	stg	%r0,(__SF_GPRS+8*8)(%r15)
-	stg	%r15,(__SF_GPRS+9*8)(%r15)
-	aghi	%r15,-STACK_FRAME_SIZE_FREGS
-	stg	%r1,(STACK_FREGS_PTREGS_GPRS+15*8)(%r15)
-	xc	STACK_FREGS_PTREGS_ORIG_GPR2(8,%r15),STACK_FREGS_PTREGS_ORIG_GPR2(%r15)
-	.if \allregs == 1
-	stg	%r14,(STACK_FREGS_PTREGS_PSW)(%r15)
-	mvghi	STACK_FREGS_PTREGS_FLAGS(%r15),_PIF_FTRACE_FULL_REGS
-	.else
-	xc	STACK_FREGS_PTREGS_FLAGS(8,%r15),STACK_FREGS_PTREGS_FLAGS(%r15)
-	.endif
-	lg	%r14,(__SF_GPRS+8*8)(%r1)
-	aghi	%r1,-TRACED_FUNC_FRAME_SIZE
-	stg	%r1,__SF_BACKCHAIN(%r15)
-	stg	%r0,(STACK_FREGS_PTREGS_PSW+8)(%r15)
-	stmg	%r2,%r14,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)
-	.endm
+#include "ftrace_regs_entry.h"
 
 SYM_CODE_START(ftrace_regs_caller)
 	ftrace_regs_entry	1
