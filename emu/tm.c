@@ -20,6 +20,12 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err
 	memcpy(m->reg_ids, reg_ids, sizeof(m->reg_ids));
 	m->cap = 1024;
 	m->blocks = calloc(m->cap, sizeof(tm_block));
+	if (!m->blocks) {
+		uc_close(m->uc);
+		free(m);
+		*err = UC_ERR_NOMEM;
+		return NULL;
+	}
 	m->insn_limit = UINT64_MAX;
 	if (arch == UC_ARCH_S390X) {
 		// PSW mask EA|BA: 64-bit addressing (Unicorn starts in 24-bit mode).
@@ -162,6 +168,13 @@ static tm_block *tm_lookup(tm *m, uint64_t addr, uint32_t size) {
 	}
 	if ((m->n + 1) * 2 > m->cap) {
 		tm_grow(m);
+		if (m->n + 2 > m->cap) {
+			// Out of memory and the table full: count nothing for this
+			// block, but keep the instruction limit working.
+			static __thread tm_block overflow;
+			overflow = (tm_block){addr, size, goBlockInsns(m->handle, addr, size), 0};
+			return &overflow;
+		}
 		mask = m->cap - 1;
 		j = (uint32_t)tm_hash(addr, size) & mask;
 		while (m->blocks[j].size != 0)
