@@ -295,27 +295,24 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 		return false
 	}
 	for _, st := range hc.Slots {
-		s := struct {
-			harness.SlotState
-			Slot regs.Slot
-		}{st, hc.Layout.Slots[st.Index]}
-		if !s.Written {
+		if !st.Written {
 			continue
 		}
-		z.written[s.Slot.Name] = true
+		sl := hc.Layout.Slots[st.Index]
+		z.written[sl.Name] = true
 		var ignore uint64
 		if z.conv.ignoreBits != nil {
-			ignore = z.conv.ignoreBits(s.Slot)
+			ignore = z.conv.ignoreBits(sl)
 		}
-		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, z.h, s.Slot); ok && s.Value&^ignore != want&^ignore {
-			z.col.add(WrongValue, s.Slot.Name, "", fmt.Sprintf("%s does not hold what it means", s.Slot.Name),
-				fmt.Sprintf("%s, want %s", z.valueText(inv, s.Value), z.valueText(inv, want)))
+		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, z.h, sl); ok && st.Value&^ignore != want&^ignore {
+			z.col.add(WrongValue, sl.Name, "", fmt.Sprintf("%s does not hold what it means", sl.Name),
+				fmt.Sprintf("%s, want %s", z.valueText(inv, st.Value), z.valueText(inv, want)))
 		}
-		addr := hc.Base + uint64(s.Slot.Off)
-		if !inv.Probed || read(s.Slot.Name) || loadedBy(inv.Accesses, addr, s.Slot.Size) {
+		addr := hc.Base + uint64(sl.Off)
+		if !inv.Probed || read(sl.Name) || loadedBy(inv.Accesses, addr, sl.Size) {
 			continue // unprobed: the trampoline's own loads are unknown
 		}
-		z.col.add(UnusedStore, s.Slot.Name, "", fmt.Sprintf("%s is written and never read", s.Slot.Name), "")
+		z.col.add(UnusedStore, sl.Name, "", fmt.Sprintf("%s is written and never read", sl.Name), "")
 	}
 }
 

@@ -84,18 +84,12 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	var z *analyzer
-	h, err := harness.New(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second,
-		OnCall: func(c *harness.Call) { z.call(c) }})
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second,
+		OnCall: func(c *harness.Call) { z.call(c) }}, cfg.Scenario)
 	if err != nil {
 		return res, err
 	}
 	defer h.Close()
-	if err := h.Install(cfg.Scenario); err != nil {
-		return res, err
-	}
-	if err := h.Enable(); err != nil {
-		return res, err
-	}
 	z = newAnalyzer(h, cfg.Tramp)
 	for _, in := range h.Unknown {
 		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",

@@ -20,19 +20,15 @@ type Speed struct {
 // times them. With checks, the observation hooks are on (the checked
 // driver, probes, poison); without, the fast driver runs with none.
 func MeasureSpeed(setup harness.Setup, workload string, n uint64, checks bool) (Speed, error) {
-	h, err := harness.New(setup, harness.Options{Checks: checks})
+	sc, err := harness.FindScenario("function-graph")
+	if err != nil {
+		return Speed{}, err
+	}
+	h, err := harness.Start(setup, harness.Options{Checks: checks}, sc)
 	if err != nil {
 		return Speed{}, err
 	}
 	defer h.Close()
-	sc, _ := harness.FindScenario("graph")
-	sc.Function = true
-	if err := h.Install(sc); err != nil {
-		return Speed{}, err
-	}
-	if err := h.Enable(); err != nil {
-		return Speed{}, err
-	}
 	sp := Speed{Workload: workload, Calls: n, Checks: checks}
 	var elapsed time.Duration
 	if checks {

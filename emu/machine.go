@@ -397,13 +397,25 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 	return e
 }
 
+// insnAt decodes the instruction at pc from guest memory (up to 16 bytes,
+// fewer at the end of a region); mapped is false when pc is not in guest
+// memory.
+func (m *Machine) insnAt(pc uint64) (in asm.Inst, code []byte, mapped bool, err error) {
+	for n := 16; n > 0; n-- {
+		if code = m.span(pc, n); code != nil {
+			break
+		}
+	}
+	if code == nil {
+		return asm.Inst{}, nil, false, errors.New("pc not in guest memory")
+	}
+	in, err = m.dis.Decode(code, pc)
+	return in, code, true, err
+}
+
 // faultSize is the access size of the instruction at e.PC, when known.
 func (m *Machine) faultSize(e *Error) int {
-	code := make([]byte, 16)
-	if m.ReadMem(e.PC, code) != nil {
-		return 0
-	}
-	in, err := m.dis.Decode(code, e.PC)
+	in, _, _, err := m.insnAt(e.PC)
 	if err != nil {
 		return 0
 	}
@@ -413,11 +425,7 @@ func (m *Machine) faultSize(e *Error) int {
 // badOperand reports whether the instruction at e.PC has a storage operand
 // outside guest memory, and records its address in e.
 func (m *Machine) badOperand(e *Error) bool {
-	code := make([]byte, 8)
-	if m.ReadMem(e.PC, code[:6]) != nil {
-		return false
-	}
-	in, err := m.dis.Decode(code, e.PC)
+	in, _, _, err := m.insnAt(e.PC)
 	if err != nil {
 		return false
 	}
@@ -438,17 +446,15 @@ func (m *Machine) describe(e *Error) {
 	if m.Image != nil {
 		e.Where = m.Image.Describe(e.PC)
 	}
-	code := make([]byte, 16)
-	if err := m.ReadMem(e.PC, code); err != nil {
+	in, code, mapped, err := m.insnAt(e.PC)
+	switch {
+	case !mapped:
 		e.Insn = "(pc not in mapped memory)"
-		return
+	case err != nil:
+		e.Insn = fmt.Sprintf("(undecodable: % x)", code[:min(len(code), 6)])
+	default:
+		e.Insn = in.Text
 	}
-	in, err := m.dis.Decode(code, e.PC)
-	if err != nil {
-		e.Insn = fmt.Sprintf("(undecodable: % x)", code[:6])
-		return
-	}
-	e.Insn = in.Text
 }
 
 // Executed returns the instructions run by the last Run (block granularity).

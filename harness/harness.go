@@ -61,8 +61,10 @@ type Harness struct {
 	driverSP uint64
 	rth      uint64 // return_to_handler
 
-	// Traced holds the last (ip, parent) pairs the function tracer saw.
-	Traced [][2]uint64
+	// FunctionHits counts the function tracer's calls; LastTraced is the
+	// last (ip, parent) it saw.
+	FunctionHits uint64
+	LastTraced   [2]uint64
 
 	// Host-call counts per kernel function (entries and exits of the
 	// trampolines when they work).
@@ -95,6 +97,25 @@ func New(s Setup, o Options) (*Harness, error) {
 	h.mem, h.obs = recMem{h}, observer{h}
 	if err := h.init(); err != nil {
 		m.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Start is New, then Install(sc), then Enable: a machine with the
+// scenario's users registered and every call site tracing (in that order:
+// enabling turns on the graph path the registered users need).
+func Start(s Setup, o Options, sc Scenario) (*Harness, error) {
+	h, err := New(s, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Install(sc); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if err := h.Enable(); err != nil {
+		h.Close()
 		return nil, err
 	}
 	return h, nil

@@ -164,8 +164,7 @@ func (h *Harness) finishCall(m *emu.Machine) {
 	h.inv = nil
 	c := h.cur
 	c.Out, c.Done = m.Regs(), true
-	sem, _ := WorkloadSemantics(h.Arch, c.Workload)
-	if sem.Memory {
+	if c.InMemory {
 		c.Results = []uint64{m.ReadWord(c.Args[0]), m.ReadWord(c.Args[0] + 8)}
 	} else {
 		for i := range c.Want {

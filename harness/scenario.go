@@ -43,6 +43,8 @@ var Scenarios = []Scenario{
 	{Name: "entry-args", Doc: "an entry callback reading ip, sp, frame pointer and every argument (fprobe-style)",
 		EntryReads: []string{"ip", "sp", "fp", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5"}},
 	{Name: "function", Doc: "function tracer only", Function: true},
+	{Name: "function-graph", Doc: "function tracer and a graph user reading the return value and frame pointer (what the speed measurements run)",
+		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp"}},
 	{Name: "graph", Doc: "function-graph user only (reads return value and frame pointer)", Graph: true, GraphRetReads: []string{"retval", "fp"}},
 	{Name: "regs", Doc: "kprobe-style full-regs user only", Regs: true},
 	{Name: "direct", Doc: "kprobe-style user that sends the call through a direct trampoline", Regs: true, Direct: true},
@@ -106,10 +108,8 @@ func (h *Harness) Install(s Scenario) error {
 	k := h.K
 	if s.Function {
 		if err := k.Ftrace.Register(&ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {
-			h.Traced = append(h.Traced, [2]uint64{ip, parent})
-			if len(h.Traced) > 4096 {
-				h.Traced = h.Traced[2048:]
-			}
+			h.FunctionHits++
+			h.LastTraced = [2]uint64{ip, parent}
 		}}); err != nil {
 			return err
 		}

@@ -32,19 +32,11 @@ func BenchmarkTracedCall(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					setup := harness.Setup{Arch: a, Entry: variant(b, a, p[0]), Exit: variant(b, a, p[1])}
-					h, err := harness.New(setup, harness.Options{Checks: checks, OnCall: func(*harness.Call) {}})
+					h, err := harness.Start(setup, harness.Options{Checks: checks, OnCall: func(*harness.Call) {}}, scenario(b, "function-graph"))
 					if err != nil {
 						b.Fatal(err)
 					}
 					defer h.Close()
-					sc := scenario(b, "graph")
-					sc.Function = true
-					if err := h.Install(sc); err != nil {
-						b.Fatal(err)
-					}
-					if err := h.Enable(); err != nil {
-						b.Fatal(err)
-					}
 					b.ResetTimer()
 					if checks {
 						// One call object reused: the driver sets canaries and
@@ -65,8 +57,8 @@ func BenchmarkTracedCall(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StopTimer()
-					if h.Returns != uint64(b.N) || h.Dispatches < uint64(b.N) {
-						b.Fatalf("%d dispatches and %d returns for %d calls", h.Dispatches, h.Returns, b.N)
+					if h.Returns != uint64(b.N) || h.Dispatches < uint64(b.N) || h.FunctionHits != uint64(b.N) {
+						b.Fatalf("%d dispatches, %d function-tracer hits and %d returns for %d calls", h.Dispatches, h.FunctionHits, h.Returns, b.N)
 					}
 					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 					b.ReportMetric(ns, "ns/tracedcall")

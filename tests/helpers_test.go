@@ -67,17 +67,11 @@ func newHarness(t testing.TB, a *regs.Arch, entry, scen string) *harness.Harness
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := harness.New(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true})
+	h, err := harness.Start(harness.Setup{Arch: a, Entry: e, Exit: x}, harness.Options{Checks: true}, scenario(t, scen))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
-	if err := h.Install(scenario(t, scen)); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Enable(); err != nil {
-		t.Fatal(err)
-	}
 	return h
 }
 

@@ -9,15 +9,29 @@ import (
 	"testing"
 )
 
+// cliCase is a command line with its exit code and text it must print.
+type cliCase struct {
+	args    []string
+	code    int
+	out     string // in stdout
+	errText string // in stderr
+}
+
+func runCases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := run(c.args, &out, &errb)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.errText) {
+			t.Errorf("%v: exit %d, stdout %.300q, stderr %q; want exit %d, %q, %q", c.args, code, out.String(), errb.String(), c.code, c.out, c.errText)
+		}
+	}
+}
+
 // TestCommands: exit codes and the words users rely on, both arches.
 func TestCommands(t *testing.T) {
 	broken := "../../tests/testdata/broken/"
-	cases := []struct {
-		args    []string
-		code    int
-		out     string // in stdout
-		errText string // in stderr
-	}{
+	cases := []cliCase{
 		{[]string{"version"}, 0, "Unicorn 2.", ""},
 		{[]string{"list", "--arch", "s390x"}, 0, "rth-merged", ""},
 		{[]string{"check", "--arch", "x86_64", "--variant", "rth-merged", "--workload", "add", "--calls", "2"}, 0, "rth-merged", ""},
@@ -38,13 +52,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"asm", "--arch", "x86_64"}, 2, "", "give one .S file"},
 		{[]string{"frobnicate"}, 2, "", "valid are report, check"},
 	}
-	for _, c := range cases {
-		var out, errb bytes.Buffer
-		code := run(c.args, &out, &errb)
-		if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.errText) {
-			t.Errorf("%v: exit %d, stdout %.300q, stderr %q; want exit %d, %q, %q", c.args, code, out.String(), errb.String(), c.code, c.out, c.errText)
-		}
-	}
+	runCases(t, cases)
 }
 
 // TestAsmErrorNamesTheLine: an assembler error shows the user's file:line.

@@ -3,17 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
 func TestScenarioCommand(t *testing.T) {
-	cases := []struct {
-		args    []string
-		code    int
-		out     string // in stdout
-		errText string // in stderr
-	}{
+	cases := []cliCase{
 		{[]string{"scenario", "list"}, 0, "fprobe-budget", ""},
 		{[]string{"scenario", "run", "fprobe", "--arch", "x86_64"}, 0, "scenario fprobe on x86_64, fprobe header merged: ok", ""},
 		{[]string{"scenario", "run", "--arch", "s390x", "tail-call"}, 0, "ret_addr_finds_caller", ""},
@@ -26,13 +20,7 @@ func TestScenarioCommand(t *testing.T) {
 		{[]string{"scenario", "frob"}, 2, "", "valid are list, run"},
 		{[]string{"scenario"}, 2, "", "usage"},
 	}
-	for _, c := range cases {
-		var out, errb bytes.Buffer
-		code := run(c.args, &out, &errb)
-		if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.errText) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", c.args, code, out.String(), errb.String(), c.code, c.out, c.errText)
-		}
-	}
+	runCases(t, cases)
 }
 
 func TestScenarioJSON(t *testing.T) {
