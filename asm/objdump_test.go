@@ -110,9 +110,9 @@ func objdumpInputs(t *testing.T, a *regs.Arch) []objdumpInput {
 			out = append(out, objdumpInput{arch: a, name: "trampolines/" + f, text: read(f), headers: headers})
 		}
 	}
-	for _, f := range []string{"workloads/" + a.Name + ".S", "runtime/" + a.Name + ".S"} {
-		out = append(out, objdumpInput{arch: a, name: "trampolines/" + f, text: read(f)})
-	}
+	wl, rt := "workloads/"+a.Name+".S", "runtime/"+a.Name+".S"
+	out = append(out, objdumpInput{arch: a, name: "trampolines/" + wl, text: read(wl)},
+		objdumpInput{arch: a, name: "trampolines/" + rt, text: read(rt), defines: trampolines.RuntimeDefines(a)})
 	td := filepath.Join("..", "emu", "testdata", a.Name+".S")
 	text, err := os.ReadFile(td)
 	if err != nil {

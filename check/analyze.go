@@ -294,7 +294,7 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 		}
 		return false
 	}
-	for _, st := range hc.Slots {
+	for _, st := range hc.Slots() {
 		if !st.Written {
 			continue
 		}
@@ -343,8 +343,8 @@ func (z *analyzer) stackWrites(inv *harness.Invocation) {
 	sp := inv.Before[a.SP]
 	bad := map[uint64]uint64{} // offset -> pc (0 when unknown)
 	goWrote := func(addr uint64) bool {
-		for w, n := range inv.GoWrites {
-			if addr < w+uint64(n) && w < addr+8 {
+		for _, w := range inv.GoWrites {
+			if addr < w.Addr+uint64(w.Size) && w.Addr < addr+8 {
 				return true
 			}
 		}

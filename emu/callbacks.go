@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"fmt"
-	"runtime/cgo"
 	"runtime/debug"
 )
 
@@ -15,7 +14,7 @@ import (
 
 //export goHostCall
 func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
-	m := cgo.Handle(h).Value().(*Machine)
+	m := machineByID(uintptr(h))
 	hf := m.hosts[uint64(addr)]
 	m.inCallback = true
 	m.memFault = nil
@@ -57,7 +56,7 @@ func nameOf(h *hostFunc) string {
 
 //export goWatchFull
 func goWatchFull(h C.uintptr_t) {
-	m := cgo.Handle(h).Value().(*Machine)
+	m := machineByID(uintptr(h))
 	if m.watchFull != nil {
 		m.watchFull()
 	}
@@ -65,7 +64,7 @@ func goWatchFull(h C.uintptr_t) {
 
 //export goBlockInsns
 func goBlockInsns(h C.uintptr_t, addr C.uint64_t, size C.uint32_t) C.uint32_t {
-	m := cgo.Handle(h).Value().(*Machine)
+	m := machineByID(uintptr(h))
 	return C.uint32_t(m.countInsns(uint64(addr), int(size)))
 }
 

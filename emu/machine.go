@@ -17,7 +17,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime/cgo"
 	"sync"
 	"time"
 	"unsafe"
@@ -45,6 +44,8 @@ type WatchEvent struct {
 	// Accesses are the memory-probe accesses logged since the previous
 	// event (they happened before this one).
 	Accesses []Access
+	// Tag is the guest word at WatchOptions.Tag at that moment (0 without).
+	Tag uint64
 }
 
 // WatchAbove is how many bytes above the stack pointer a WatchEvent keeps.
@@ -71,7 +72,7 @@ type Machine struct {
 	Image *asm.Image
 
 	c         *C.tm
-	handle    cgo.Handle
+	id        uintptr // the C side's name for the machine (registry.go)
 	regions   []region
 	last      int // index of the region last used by a memory access
 	hosts     map[uint64]*hostFunc
@@ -92,15 +93,15 @@ type Machine struct {
 // map mapped (host-backed memory, zeroed).
 func New(a *regs.Arch) (*Machine, error) {
 	m := &Machine{Arch: a, hosts: map[uint64]*hostFunc{}}
-	m.handle = cgo.NewHandle(m)
+	m.id = registerMachine(m)
 	var ids [regs.NumRegs]C.int
 	for i, r := range a.Regs {
 		ids[i] = C.int(r.UC)
 	}
 	var uerr C.uc_err
-	m.c = C.tm_new(C.int(a.UnicornArch), C.int(a.UnicornMode), C.uintptr_t(m.handle), &ids[0], &uerr)
+	m.c = C.tm_new(C.int(a.UnicornArch), C.int(a.UnicornMode), C.uintptr_t(m.id), &ids[0], &uerr)
 	if m.c == nil {
-		m.handle.Delete()
+		unregisterMachine(m.id)
 		return nil, fmt.Errorf("emu: opening a %s Unicorn engine: %s", a.Name, ucErr(uerr))
 	}
 	rs := a.Memory.Regions()
@@ -160,7 +161,7 @@ func (m *Machine) Close() {
 		C.free(m.pagetables)
 		m.pagetables = nil
 	}
-	m.handle.Delete()
+	unregisterMachine(m.id)
 }
 
 // Load copies the image's sections into guest memory and writes a return
@@ -227,6 +228,10 @@ type WatchOptions struct {
 	// Full is called when the event log is full (every 1024 events): it
 	// must drain it with DrainWatch.
 	Full func()
+	// Tag, when not 0, is the guest address of a word each event copies
+	// (WatchEvent.Tag): a driver that runs many calls in one emulator run
+	// keeps the current call's number there.
+	Tag uint64
 }
 
 // Watch logs an event (registers, the stack above sp) in C each time
@@ -240,13 +245,17 @@ func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
 	m.watchFull = o.Full
 	m.c.sp_index = C.int(m.Arch.SP)
 	big := 0
-	if m.Arch.ByteOrder.String() == "BigEndian" {
+	if m.Arch.BigEndian {
 		big = 1
 	}
-	if C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big)) != 0 {
+	switch C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big), C.uint64_t(o.Tag)) {
+	case 0:
+		return nil
+	case -2:
+		return fmt.Errorf("emu: watch tag %#x is not in %s guest memory", o.Tag, m.Arch.Name)
+	default:
 		return errors.New("emu: out of memory for the watch log")
 	}
-	return nil
 }
 
 // DrainWatch hands every logged watch event to fn, in order, each with the
@@ -266,9 +275,8 @@ func (m *Machine) DrainWatch(fn func(*WatchEvent)) (rest []Access, overflow bool
 		ev.Accesses = all[prev:upto]
 		prev = max(prev, upto)
 		ev.Enter, ev.PC = e.enter != 0, uint64(e.pc)
-		for i := range ev.Regs {
-			ev.Regs[i] = uint64(e.regs[i])
-		}
+		ev.Tag = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.tag)), 8))
+		ev.Regs = *(*regs.RegFile)(unsafe.Pointer(&e.regs[0])) // uint64_t[TM_NREGS]
 		ev.Above = nil
 		if e.above_ok != 0 {
 			ev.Above = unsafe.Slice((*byte)(unsafe.Pointer(&e.above[0])), WatchAbove)
@@ -302,9 +310,12 @@ func (m *Machine) PatchCode(addr uint64, code []byte) error {
 	return m.FlushCode(addr, addr+uint64(len(code)))
 }
 
+// DefaultLimit is the instruction limit of a run without one.
+const DefaultLimit = 50_000_000
+
 // RunOptions bound a run. Zero values take the defaults.
 type RunOptions struct {
-	Limit   uint64        // instructions (checked at block starts); default 50,000,000
+	Limit   uint64        // instructions (checked at block starts); default DefaultLimit
 	Timeout time.Duration // wall clock; default 10s
 }
 
@@ -315,7 +326,7 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 		return errors.New("emu: machine is closed")
 	}
 	if opt.Limit == 0 {
-		opt.Limit = 50_000_000
+		opt.Limit = DefaultLimit
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Second
@@ -459,6 +470,12 @@ func (m *Machine) describe(e *Error) {
 
 // Executed returns the instructions run by the last Run (block granularity).
 func (m *Machine) Executed() uint64 { return uint64(m.c.insns) }
+
+// GrantInstructions lets the running machine execute n more instructions
+// from now on, whatever its limit was: for a host function of a driver that
+// makes many calls in one run, so that the limit bounds each batch of calls
+// (a runaway one is still stopped) rather than the whole run.
+func (m *Machine) GrantInstructions(n uint64) { m.c.insn_limit = m.c.insns + C.uint64_t(n) }
 
 // UnicornVersion is the version of the Unicorn library in use, and the API
 // version the binding was compiled against.

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"unsafe"
 
 	"trampemu/regs"
 )
@@ -41,11 +42,7 @@ func (m *Machine) Regs() regs.RegFile {
 	if !m.inCallback {
 		C.tm_read_regs(m.c)
 	}
-	var f regs.RegFile
-	for i := range f {
-		f[i] = uint64(m.c.regs[i])
-	}
-	return f
+	return *(*regs.RegFile)(unsafe.Pointer(&m.c.regs[0])) // uint64_t[TM_NREGS]
 }
 
 // SetRegs writes the whole register file (the s390x PSW mask is written

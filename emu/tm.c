@@ -50,6 +50,7 @@ void tm_free(tm *m) {
 	free(m->probe_first);
 	free(m->log);
 	free(m->wlog);
+	free(m->poison_pat);
 	free(m->blocks);
 	free(m);
 }
@@ -78,8 +79,10 @@ static uint8_t *tm_host(tm *m, uint64_t addr, uint64_t n) {
 
 // tm_watch logs a tm_wevent each time control enters [lo, hi) from outside
 // or leaves it for code outside it and outside the host stubs (see
-// tm_block_hook); lo == hi turns it off.
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian) {
+// tm_block_hook); lo == hi turns it off. Each event carries the guest word
+// at tag (0: none), e.g. which call of a batch the guest is making.
+// Returns -1 when out of memory, -2 when tag is not in guest memory.
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag) {
 	if (!m->wlog) {
 		m->wcap = 1024;
 		m->wlog = calloc(m->wcap, sizeof(tm_wevent));
@@ -93,6 +96,20 @@ int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t po
 	m->poison_xor = poison_xor;
 	m->big_endian = big_endian;
 	m->wn = 0;
+	free(m->poison_pat);
+	m->poison_pat = NULL;
+	m->poison_n = m->poison_next = 0;
+	if (m->poison_below) {
+		m->poison_pat = malloc((size_t)TM_POISON_CACHE * m->poison_below);
+		if (!m->poison_pat)
+			return -1;
+	}
+	m->tag_host = NULL;
+	if (tag) {
+		m->tag_host = tm_host(m, tag, 8);
+		if (!m->tag_host)
+			return -2;
+	}
 	return 0;
 }
 
@@ -106,6 +123,9 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	e->enter = enter;
 	e->naccess = m->log_n;
 	e->pc = addr;
+	e->tag = 0;
+	if (m->tag_host)
+		memcpy(&e->tag, m->tag_host, 8);
 	memcpy(e->regs, m->regs, sizeof(e->regs));
 	uint64_t sp = m->regs[sp_index];
 	// Both events of an invocation copy the same bytes: from the sp at enter.
@@ -121,11 +141,23 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	uint64_t *below = (uint64_t *)tm_host(m, lo, m->poison_below);
 	if (!below || (lo & 7))
 		return;
+	for (uint32_t c = 0; c < m->poison_n; c++) {
+		if (m->poison_lo[c] == lo) {
+			memcpy(below, m->poison_pat + (size_t)c * m->poison_below, m->poison_below);
+			return;
+		}
+	}
 	for (uint32_t i = 0; i < m->poison_below / 8; i++) {
 		uint64_t a = lo + 8 * (uint64_t)i;
 		uint64_t v = m->poison_xor ^ (a & 0x0000ffffffffffffULL);
 		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
 	}
+	uint32_t c = m->poison_next;
+	m->poison_next = (c + 1) % TM_POISON_CACHE;
+	if (m->poison_n < TM_POISON_CACHE)
+		m->poison_n++;
+	m->poison_lo[c] = lo;
+	memcpy(m->poison_pat + (size_t)c * m->poison_below, below, m->poison_below);
 }
 
 static inline uint64_t tm_hash(uint64_t addr, uint32_t size) {

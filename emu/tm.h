@@ -18,6 +18,7 @@ enum {
 
 #define TM_ABOVE 256     // bytes of the stack above sp kept per watch event
 #define TM_MAX_REGIONS 8
+#define TM_POISON_CACHE 4
 
 typedef struct tm_region {
 	uint64_t base, size; // guest virtual
@@ -31,6 +32,7 @@ typedef struct tm_wevent {
 	uint32_t naccess;  // memory-probe log entries before this event
 	uint32_t pad;
 	uint64_t pc;
+	uint64_t tag; // the guest word at tag_host at that moment, raw bytes
 	uint64_t regs[TM_NREGS];
 	uint8_t above[TM_ABOVE];
 } tm_wevent;
@@ -62,7 +64,7 @@ typedef struct tm_probe {
 
 typedef struct tm {
 	uc_engine *uc;
-	uintptr_t handle; // cgo.Handle of the Go Machine
+	uintptr_t handle; // the Go Machine's id (registry.go)
 
 	int reg_ids[TM_NREGS];
 	uint64_t regs[TM_NREGS]; // register batch, valid inside Go callbacks
@@ -86,6 +88,13 @@ typedef struct tm {
 	uint64_t enter_sp; // sp at the last enter event
 	tm_wevent *wlog;
 	uint32_t wcap, wn;
+	const uint8_t *tag_host; // a guest word copied into every event, or NULL
+	// the last TM_POISON_CACHE poison patterns written, by start address:
+	// a trampoline is entered at a handful of stack depths, so the pattern
+	// is copied rather than computed word by word
+	uint64_t poison_lo[TM_POISON_CACHE];
+	uint8_t *poison_pat; // TM_POISON_CACHE * poison_below bytes
+	uint32_t poison_n, poison_next;
 
 	tm_region regions[TM_MAX_REGIONS];
 	int nregions;
@@ -116,7 +125,7 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err
 void tm_free(tm *m);
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian);
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
 uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);

@@ -28,7 +28,6 @@ const (
 	symArgs              = "trampemu_args"
 	symCount             = "trampemu_count"
 	symResult            = "trampemu_result"
-	symRetbuf            = "trampemu_retbuf"
 	symFunctionTraceOp   = "function_trace_op"
 	symFtraceFunc        = "ftrace_func"
 	symFtraceTraceFunc   = "ftrace_trace_function"
@@ -83,7 +82,7 @@ func (s Setup) Build() (*asm.Image, error) {
 	entry, exit := s.Entry.Source, s.Exit.Source
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
 	im, err := asm.Build(opt, entry, exit,
-		asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Unit: runtimeUnit},
+		asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Unit: runtimeUnit, Defines: trampolines.RuntimeDefines(a)},
 		asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
 	if err != nil {
 		return nil, err

@@ -20,7 +20,8 @@ type Options struct {
 	// NoClobber makes the kernel host functions leave volatile registers
 	// as they were (real C may change them; default is to clobber).
 	NoClobber bool
-	// Limit and Timeout bound each run (defaults of emu.RunOptions).
+	// Limit and Timeout bound each run (defaults of emu.RunOptions); in the
+	// checked driver the instruction limit bounds each batch of calls.
 	Limit   uint64
 	Timeout time.Duration
 	// ProbeBudget is how many trampoline invocations get their memory
@@ -60,6 +61,13 @@ type Harness struct {
 
 	driverSP uint64
 	rth      uint64 // return_to_handler
+	// The runtime's driver words, looked up once (the checked driver's
+	// host call writes them per call).
+	targetWord, exitAddr uint64
+	// The checked driver's call table and its cursor and end words
+	// (driver.go), and the calls of the batch it is making.
+	callTable, cursorWord, endWord uint64
+	batch                          []batchCall
 
 	// FunctionHits counts the function tracer's calls; LastTraced is the
 	// last (ip, parent) it saw.
@@ -73,7 +81,6 @@ type Harness struct {
 	gen           func(int) *Call // the checked driver's calls
 	total         int
 	next          int
-	cur           *Call
 	inv           *Invocation
 	mem           recMem
 	obs           observer
@@ -137,6 +144,8 @@ func (h *Harness) init() error {
 	h.entryUnit, _ = im.Unit(string(trampolines.Entry))
 	h.exitUnit, _ = im.Unit(string(trampolines.Exit))
 	h.rth = h.sym(symReturnToHandler)
+	h.targetWord, h.exitAddr = h.sym(symTarget), h.sym(symExit)
+	h.callTable, h.cursorWord, h.endWord = h.sym(symCalls), h.sym(symCursor), h.sym(symEnd)
 	h.driverSP = (a.Memory.Stack.End() - 16<<10) &^ 15
 
 	var obs regs.Observer
@@ -199,7 +208,7 @@ func (h *Harness) init() error {
 		if h.probing == 0 {
 			h.probing = 256
 		}
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync}); err != nil {
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord}); err != nil {
 			return err
 		}
 	}

@@ -18,18 +18,21 @@ func poisoned(a *regs.Arch, m *emu.Machine, addr uint64, n int, lo, hi uint64) b
 	if addr < lo || addr+uint64(n) > hi || n <= 0 {
 		return false
 	}
-	got := m.Mem(addr, n)
-	if got == nil {
+	return poisonedBytes(a, m.Mem(addr, n), addr)
+}
+
+// poisonedBytes reports whether got, the bytes found at addr, equal the
+// poison pattern of the words they fall in.
+func poisonedBytes(a *regs.Arch, got []byte, addr uint64) bool {
+	if len(got) == 0 {
 		return false
 	}
-	if n == 8 && addr&7 == 0 {
+	if len(got) == 8 && addr&7 == 0 {
 		return a.Word(got) == Poison(addr)
 	}
-	var w [8]byte
-	for i := 0; i < n; i++ {
+	for i, g := range got {
 		b := addr + uint64(i)
-		a.PutWord(w[:], Poison(b&^7))
-		if got[i] != w[b&7] {
+		if g != a.WordByte(Poison(b&^7), int(b&7)) {
 			return false
 		}
 	}
@@ -92,8 +95,8 @@ type Invocation struct {
 	// (Accesses is complete); see Options.ProbeBudget.
 	Probed bool
 
-	AboveBefore, AboveAfter []byte         // AboveWindow bytes from the entry sp
-	GoWrites                map[uint64]int // guest addresses written by Go (kernel stand-ins), with sizes
+	AboveBefore, AboveAfter []byte    // AboveWindow bytes from the entry sp
+	GoWrites                []GoWrite // guest memory written by Go (the kernel stand-ins), in order
 	poisonLo, poisonHi      uint64
 }
 
@@ -103,23 +106,56 @@ type HostCall struct {
 	PC   uint64 // the stub address
 	Regs regs.RegFile
 	// Frame is the structure handed to C (ftrace_regs, fgraph_ret_regs), if
-	// any: its layout, address, and each slot's value as the trampoline left
-	// it (before Go ran), with Written = the slot no longer holds poison.
+	// any: its layout, its address, and a copy of its bytes as the
+	// trampoline left them (before Go ran). Slots decodes them.
 	Layout *regs.Layout
 	Base   uint64
-	Slots  []SlotState
+	Raw    []byte
 	// Backchain (s390x) is the chain of frames from r15 (each frame's word
 	// at 152), up to a zero, a word that does not point up the stack, or
 	// 1024 frames.
 	Backchain []uint64
 	Return    uint64 // what the Go function returned (when it returns a value)
+
+	arch               *regs.Arch
+	poisonLo, poisonHi uint64 // the invocation's poisoned range
+}
+
+// GoWrite is a write of guest memory by the Go kernel side.
+type GoWrite struct {
+	Addr uint64
+	Size int
 }
 
 // SlotState is one slot of a frame at a host call: Layout.Slots[Index].
 type SlotState struct {
 	Index   int
 	Value   uint64
-	Written bool
+	Written bool // the slot no longer holds poison: the trampoline wrote it
+}
+
+// Slots decodes the frame copy into one state per slot of Layout (nil when
+// the call got no frame). The copy is taken at the call and decoded only
+// when asked, so checked runs pay for a memcpy, not for the decoding.
+func (hc *HostCall) Slots() []SlotState {
+	if hc.Layout == nil || len(hc.Raw) < hc.Layout.Size {
+		return nil
+	}
+	out := make([]SlotState, len(hc.Layout.Slots))
+	for i, s := range hc.Layout.Slots {
+		b := hc.Raw[s.Off : s.Off+s.Size]
+		st := SlotState{Index: i}
+		if s.Size == 8 {
+			st.Value = hc.arch.Word(b)
+		} else {
+			st.Value = uint64(hc.arch.ByteOrder.Uint32(b))
+		}
+		addr := hc.Base + uint64(s.Off)
+		inPoison := addr >= hc.poisonLo && addr+uint64(s.Size) <= hc.poisonHi
+		st.Written = !inPoison || !poisonedBytes(hc.arch, b, addr)
+		out[i] = st
+	}
+	return out
 }
 
 // Read is one read of a frame slot (or a stack word) by C code.
@@ -142,7 +178,12 @@ type CWrite struct {
 // observer implements regs.Observer for the current invocation.
 type observer struct{ h *Harness }
 
-func (o observer) stale(inv *Invocation, addr uint64, n int) bool {
+// stale reports whether the n bytes at addr, which read as v, still held
+// poison: nobody wrote them since the invocation began.
+func (o observer) stale(inv *Invocation, addr uint64, n int, v uint64) bool {
+	if n == 8 && addr&7 == 0 {
+		return v == Poison(addr) && addr >= inv.poisonLo && addr+8 <= inv.poisonHi
+	}
 	return poisoned(o.h.Arch, o.h.M, addr, n, inv.poisonLo, inv.poisonHi)
 }
 
@@ -151,7 +192,7 @@ func (o observer) SlotRead(f *regs.Frame, s regs.Slot, addr, v uint64, accessor 
 	if inv == nil {
 		return
 	}
-	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr, s.Size)})
+	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr, s.Size, v)})
 }
 
 func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
@@ -162,7 +203,7 @@ func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor
 
 func (o observer) StackRead(f *regs.Frame, addr, v uint64, accessor string) {
 	if inv := o.h.inv; inv != nil {
-		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, 8)})
+		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, 8, v)})
 	}
 }
 
@@ -185,14 +226,13 @@ func (r recMem) Write(addr uint64, p []byte) {
 
 func (r recMem) note(addr uint64, n int) {
 	if inv := r.h.inv; inv != nil {
-		if inv.GoWrites == nil {
-			inv.GoWrites = map[uint64]int{}
-		}
-		inv.GoWrites[addr] = n
+		inv.GoWrites = append(inv.GoWrites, GoWrite{addr, n})
 	}
 }
 
-// newInvocation returns a cleared invocation, reusing a recycled one.
+// newInvocation returns a cleared invocation, reusing a recycled one and
+// its buffers. Before is set by the caller; After and the Above windows are
+// valid only once written (Left, the events' copies).
 func (h *Harness) newInvocation() *Invocation {
 	n := len(h.free)
 	if n == 0 {
@@ -200,11 +240,13 @@ func (h *Harness) newInvocation() *Invocation {
 	}
 	inv := h.free[n-1]
 	h.free = h.free[:n-1]
-	before, after := inv.AboveBefore, inv.AboveAfter
-	calls, reads, cw, acc, fr := inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0], inv.Accesses[:0], inv.FullRegs[:0]
-	gw := inv.GoWrites
-	clear(gw)
-	*inv = Invocation{AboveBefore: before, AboveAfter: after, Calls: calls, Reads: reads, CWrites: cw, Accesses: acc, FullRegs: fr, GoWrites: gw}
+	inv.Role, inv.EnterPC, inv.Left, inv.LeavePC = "", 0, false, 0
+	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
+	inv.WantLink, inv.HasLink = 0, false
+	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
+	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
+	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
+	inv.After = regs.RegFile{}
 	return inv
 }
 
@@ -269,8 +311,8 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 		inv.WantPC = inv.EntryRet
 	}
 	h.inv = inv
-	if h.cur != nil {
-		h.cur.Invocations = append(h.cur.Invocations, inv)
+	if c := h.callOf(ev.Tag); c != nil {
+		c.Invocations = append(c.Invocations, inv)
 	}
 }
 
@@ -302,31 +344,20 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		return nil
 	}
 	m := h.M
-	// Reuse the slot and chain buffers of a recycled invocation.
-	var slots []SlotState
+	// Reuse the frame and chain buffers of a recycled invocation.
+	var raw []byte
 	var chain []uint64
 	if n := len(inv.Calls); n < cap(inv.Calls) {
 		old := inv.Calls[:n+1][n]
-		slots, chain = old.Slots[:0], old.Backchain[:0]
+		raw, chain = old.Raw[:0], old.Backchain[:0]
 	}
-	hc := HostCall{Name: name, PC: m.Reg(h.Arch.PC), Regs: m.Regs(), Slots: slots}
-	var fb []byte
+	hc := HostCall{Name: name, Regs: m.Regs(), Raw: raw,
+		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi}
+	hc.PC = hc.Regs[h.Arch.PC]
 	if frame != 0 && layout != nil {
-		fb = m.Mem(frame, layout.Size)
-	}
-	if fb != nil {
-		hc.Layout, hc.Base = layout, frame
-		for i, s := range layout.Slots {
-			addr := frame + uint64(s.Off)
-			b := fb[s.Off : s.Off+s.Size]
-			st := SlotState{Index: i}
-			if s.Size == 8 {
-				st.Value = h.Arch.Word(b)
-			} else {
-				st.Value = uint64(h.Arch.ByteOrder.Uint32(b))
-			}
-			st.Written = !poisoned(h.Arch, m, addr, s.Size, inv.poisonLo, inv.poisonHi)
-			hc.Slots = append(hc.Slots, st)
+		if fb := m.Mem(frame, layout.Size); fb != nil {
+			hc.Layout, hc.Base = layout, frame
+			hc.Raw = append(hc.Raw, fb...)
 		}
 	}
 	if h.Arch.Name == "s390x" {

@@ -14,10 +14,9 @@ type Call struct {
 	Func     uint64
 	Args     []uint64
 	// In is the register file the driver sets before the call: canaries in
-	// every register, the arguments in the argument registers. Out is the
-	// file when the call returned to the driver.
-	In, Out regs.RegFile
-	Done    bool
+	// every register, the arguments in the argument registers.
+	In   regs.RegFile
+	Done bool
 	// Results are the observed results (return registers, or the words of
 	// the return buffer when InMemory); Want what the workload must return.
 	Results, Want []uint64
@@ -53,8 +52,7 @@ func (h *Harness) NewCall(workload string, r *rand.Rand) (*Call, error) {
 	}
 	c := &Call{Workload: workload, Func: fn, Args: sem.Args(r), In: Canaries(h.Arch, r)}
 	if sem.Memory {
-		c.Args[0] = h.sym(symRetbuf)
-		c.InMemory = true
+		c.InMemory = true // Args[0]: the buffer of the call's driver record
 	}
 	c.Want = sem.Want(c.Args)
 	return c, nil
@@ -68,26 +66,29 @@ func (h *Harness) RunChecked(calls []*Call) error {
 }
 
 // RunCalls runs n calls in one emulator run through the checked driver,
-// asking gen for each call as the driver reaches it (so a long run does not
-// keep every call alive). A run that stops early returns the error.
+// asking gen for the calls a batch (32) at a time, as the driver reaches
+// them, so a long run does not keep every call alive. A run that stops
+// early returns the error; the call it interrupted is handed to OnCall
+// unfinished.
 func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
 	if n == 0 {
 		return nil
 	}
-	h.gen, h.total, h.next, h.cur = gen, n, 0, nil
+	h.gen, h.total, h.next = gen, n, 0
+	h.batch = h.batch[:0]
 	m := h.M
+	// An empty batch: the driver's first step is the host call that fills one.
+	m.WriteWord(h.cursorWord, h.callTable)
+	m.WriteWord(h.endWord, h.callTable)
 	m.SetReg(h.Arch.SP, h.driverSP)
 	if h.Arch.Name == "s390x" {
 		// The driver's frame ends the back chain.
-		m.WriteMem(h.driverSP+regs.S390SFBackchain, make([]byte, 8))
+		m.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
 	}
-	err := m.Run(h.sym(symChecked), h.sym(symExit), h.runOpts())
+	err := m.Run(h.sym(symChecked), h.exitAddr, h.runOpts())
 	h.sync()
 	h.inv = nil // stopped inside a trampoline: it stays cut short
-	if h.cur != nil {
-		h.done(h.cur)
-	}
-	h.cur = nil
+	h.finishBatch(err != nil)
 	return err
 }
 
@@ -98,20 +99,20 @@ func (h *Harness) done(c *Call) {
 		return
 	}
 	h.Opts.OnCall(c)
-	for _, inv := range c.Invocations {
+	for i, inv := range c.Invocations {
 		h.recycle(inv)
+		c.Invocations[i] = nil
 	}
-	c.Invocations = nil
+	c.Invocations = c.Invocations[:0]
 }
 
-// hostNext is the checked driver's one host call between workload calls:
-// it records the finished call's results, then sets up the next one
-// (canaries, arguments, target), or points the driver at its exit.
+// hostNext is the checked driver's one host call per batch: it hands the
+// finished calls over, then writes the next batch (an empty one ends the
+// run).
 func (h *Harness) hostNext(m *emu.Machine) error {
 	h.sync()
-	if h.cur != nil {
-		h.finishCall(m)
-	}
+	h.inv = nil
+	h.finishBatch(false)
 	if h.probing == 0 && h.Opts.Checks && !h.probesStopped {
 		// Budget spent: drop the probe hook while no trampoline runs.
 		if err := m.StopProbing(); err != nil {
@@ -119,60 +120,7 @@ func (h *Harness) hostNext(m *emu.Machine) error {
 		}
 		h.probesStopped = true
 	}
-	if h.next >= h.total {
-		m.WriteWord(h.sym(symTarget), h.sym(symExit))
-		return nil
-	}
-	c := h.gen(h.next)
-	h.next++
-	h.cur = c
-	a := h.Arch
-	in := c.In
-	for i, v := range c.Args {
-		if i < len(a.Args) {
-			in[a.Args[i]] = v
-		} else {
-			// Stack arguments: above the callee area of the driver's frame.
-			off := uint64(a.StackArgOffset + 8*(i-len(a.Args)))
-			if a.Link < 0 {
-				off -= 8 // x86-64: the call pushes the return address first
-			}
-			m.WriteWord(h.driverSP+off, v)
-		}
-	}
-	in[a.SP] = h.driverSP
-	in[a.PC] = m.Reg(a.PC)
-	in[a.Flags] = m.Reg(a.Flags)
-	if a.Link >= 0 {
-		// s390x: the stub returns through r14; the driver's basr sets it.
-		in[a.Link] = m.Reg(a.Link)
-	}
-	c.In = in
-	for i, v := range in {
-		if i == a.PC || i == a.Flags || i == a.SP || i == a.Link {
-			continue
-		}
-		m.SetReg(i, v)
-	}
-	m.WriteWord(h.sym(symTarget), c.Func)
-	return nil
-}
-
-// finishCall records the results of the call that just returned to the
-// driver.
-func (h *Harness) finishCall(m *emu.Machine) {
-	h.inv = nil
-	c := h.cur
-	c.Out, c.Done = m.Regs(), true
-	if c.InMemory {
-		c.Results = []uint64{m.ReadWord(c.Args[0]), m.ReadWord(c.Args[0] + 8)}
-	} else {
-		for i := range c.Want {
-			c.Results = append(c.Results, c.Out[h.Arch.Ret[min(i, len(h.Arch.Ret)-1)]])
-		}
-	}
-	h.cur = nil
-	h.done(c)
+	return h.fillBatch()
 }
 
 // RunFast calls workload n times through the fast driver (arguments from

@@ -30,6 +30,7 @@ const NumRegs = 18
 type Arch struct {
 	Name      string           // "x86_64" or "s390x"
 	ByteOrder binary.ByteOrder // guest byte order
+	BigEndian bool             // ByteOrder is big-endian (Word and PutWord inline on it)
 	WordSize  int              // bytes per machine word
 
 	// Regs is the tracked register file; RegFile indices follow it.
@@ -130,10 +131,29 @@ func contains(s []int, v int) bool {
 }
 
 // Word reads a guest word from b in the architecture's byte order.
-func (a *Arch) Word(b []byte) uint64 { return a.ByteOrder.Uint64(b) }
+func (a *Arch) Word(b []byte) uint64 {
+	if a.BigEndian {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
 
 // PutWord writes a guest word into b in the architecture's byte order.
-func (a *Arch) PutWord(b []byte, v uint64) { a.ByteOrder.PutUint64(b, v) }
+func (a *Arch) PutWord(b []byte, v uint64) {
+	if a.BigEndian {
+		binary.BigEndian.PutUint64(b, v)
+		return
+	}
+	binary.LittleEndian.PutUint64(b, v)
+}
+
+// WordByte returns byte i (0-7, in memory order) of the guest word v.
+func (a *Arch) WordByte(v uint64, i int) byte {
+	if a.BigEndian {
+		return byte(v >> (56 - 8*i))
+	}
+	return byte(v >> (8 * i))
+}
 
 // FormatRegs renders a register file as "name=value" pairs, four a line.
 func (a *Arch) FormatRegs(f *RegFile) string {

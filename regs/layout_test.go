@@ -308,3 +308,22 @@ func TestArchFacts(t *testing.T) {
 		})
 	}
 }
+
+// The inlined Word/PutWord/WordByte must agree with ByteOrder on both
+// arches.
+func TestWordByteOrder(t *testing.T) {
+	for _, a := range regs.Arches {
+		v := uint64(0x0102030405060708)
+		var want, got [8]byte
+		a.ByteOrder.PutUint64(want[:], v)
+		a.PutWord(got[:], v)
+		if got != want || a.Word(want[:]) != v {
+			t.Errorf("%s: PutWord %x / Word %#x, ByteOrder gives %x", a.Name, got, a.Word(want[:]), want)
+		}
+		for i := range want {
+			if b := a.WordByte(v, i); b != want[i] {
+				t.Errorf("%s: WordByte(%d) = %#x, want %#x", a.Name, i, b, want[i])
+			}
+		}
+	}
+}

@@ -39,6 +39,7 @@ var S390X = func() *Arch {
 	a := &Arch{
 		Name:      "s390x",
 		ByteOrder: binary.BigEndian,
+		BigEndian: true,
 		WordSize:  8,
 		Regs:      regs,
 		// s390x ELF ABI: stack arguments start above the 160-byte area

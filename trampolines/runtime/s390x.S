@@ -1,9 +1,10 @@
 /*
  * trampemu's s390x runtime: the kernel data the trampolines read
  * (function_trace_op; ftrace_func, through which current kernels call the
- * ops callback; ftrace_trace_function, the v4.x name), ftrace_stub, a buffer
- * for structs returned through memory, and the two drivers that call
- * workloads (see the x86-64 runtime). The harness sets r15 to the driver's
+ * ops callback; ftrace_trace_function, the v4.x name), ftrace_stub, and
+ * the two drivers that call workloads (see the x86-64 runtime); a record of
+ * the checked driver's call table has the buffer for a struct returned
+ * through memory. The harness sets r15 to the driver's
  * frame, whose back chain (152) is 0: the end of the chain.
  */
 	.data
@@ -29,20 +30,45 @@ SYM_DATA_END(trampemu_count)
 SYM_DATA_START(trampemu_result)
 	.quad	0, 0
 SYM_DATA_END(trampemu_result)
-SYM_DATA_START(trampemu_retbuf)
-	.quad	0, 0
-SYM_DATA_END(trampemu_retbuf)
+SYM_DATA_START(trampemu_cursor)
+	.quad	0
+SYM_DATA_END(trampemu_cursor)
+SYM_DATA_START(trampemu_end)
+	.quad	0
+SYM_DATA_END(trampemu_end)
+SYM_DATA_START(trampemu_calls)
+	.skip	TREC_SIZE * TREC_BATCH
+SYM_DATA_END(trampemu_calls)
 
 	.text
 SYM_FUNC_START_WEAK(ftrace_stub)
 	br	%r14
 SYM_FUNC_END(ftrace_stub)
 
+/* The checked driver runs a batch of calls from trampemu_calls without Go,
+   like the x86-64 one: r1 = trampemu_cursor (copied into every watch event:
+   which call a trampoline run belongs to); the record's stack arguments go
+   above the 160-byte area, r0 and r2-r13 get the record's values, r1 the
+   target, basr sets r14; r2 comes back into the record. At trampemu_end
+   the host call trampemu_next finishes the batch and writes the next. */
 SYM_CODE_START(trampemu_checked_loop)
-1:	brasl	%r14,trampemu_next
-	lgrl	%r1,trampemu_target
+1:	lgrl	%r1,trampemu_cursor
+	clgrl	%r1,trampemu_end
+	jl	2f
+	brasl	%r14,trampemu_next
+	lgrl	%r1,trampemu_cursor
+	clgrl	%r1,trampemu_end
+	jgnl	trampemu_exit
+2:	mvc	STACK_FRAME_OVERHEAD(16,%r15),TREC_STACK(%r1)
+	lg	%r0,TREC_R0(%r1)
+	lmg	%r2,%r13,TREC_R2(%r1)
+	lg	%r1,TREC_TARGET(%r1)
 	basr	%r14,%r1
 SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
+	lgrl	%r1,trampemu_cursor
+	stg	%r2,TREC_OUT(%r1)
+	la	%r1,TREC_SIZE(%r1)
+	stgrl	%r1,trampemu_cursor
 	j	1b
 SYM_CODE_END(trampemu_checked_loop)
 

@@ -2,10 +2,10 @@
  * trampemu's x86-64 runtime: the kernel data the trampolines read, the
  * ftrace_stub they call before patching, a direct trampoline for
  * arch_ftrace_set_direct_caller, and the two drivers that call workloads:
- *  - trampemu_checked_loop: one host call between workload calls
- *    (trampemu_next records the last call's results and sets canary
- *    registers, arguments and the target of the next; after the last call
- *    the target is trampemu_exit);
+ *  - trampemu_checked_loop: batches of calls described in memory (canary
+ *    registers, arguments, target), one host call per batch (trampemu_next
+ *    collects the results and writes the next batch; TREC_* offsets come
+ *    from the harness);
  *  - trampemu_fast_loop: arguments and count from memory, no host calls
  *    (benchmarks with checks off).
  * Both end at trampemu_exit.
@@ -27,16 +27,65 @@ SYM_DATA_END(trampemu_count)
 SYM_DATA_START(trampemu_result)
 	.quad	0, 0
 SYM_DATA_END(trampemu_result)
+SYM_DATA_START(trampemu_cursor)
+	.quad	0
+SYM_DATA_END(trampemu_cursor)
+SYM_DATA_START(trampemu_end)
+	.quad	0
+SYM_DATA_END(trampemu_end)
+SYM_DATA_START(trampemu_calls)
+	.skip	TREC_SIZE * TREC_BATCH
+SYM_DATA_END(trampemu_calls)
 
 	.text
 SYM_FUNC_START_WEAK(ftrace_stub)
 	RET
 SYM_FUNC_END(ftrace_stub)
 
+/* The checked driver runs a batch of calls from trampemu_calls without Go:
+   r11 = trampemu_cursor (the record of the call being made; the C watch
+   log copies it into every event, so Go knows which call a trampoline run
+   belongs to); every general register but rsp gets the record's value
+   (canaries and arguments), the call goes to the record's target, and rax
+   and rdx come back into the record. When the cursor reaches trampemu_end
+   the one host call trampemu_next finishes the batch and writes the next
+   (an empty batch ends the run). */
 SYM_CODE_START(trampemu_checked_loop)
-1:	call	trampemu_next
+1:	movq	trampemu_cursor(%rip), %r11
+	cmpq	trampemu_end(%rip), %r11
+	jb	2f
+	call	trampemu_next
+	movq	trampemu_cursor(%rip), %r11
+	cmpq	trampemu_end(%rip), %r11
+	jae	trampemu_exit
+2:	movq	TREC_TARGET(%r11), %rax
+	movq	%rax, trampemu_target(%rip)
+	movq	TREC_STACK(%r11), %rax		/* stack arguments 7 and 8 */
+	movq	%rax, 0(%rsp)
+	movq	TREC_STACK+8(%r11), %rax
+	movq	%rax, 8(%rsp)
+	movq	TREC_RAX(%r11), %rax
+	movq	TREC_RBX(%r11), %rbx
+	movq	TREC_RCX(%r11), %rcx
+	movq	TREC_RDX(%r11), %rdx
+	movq	TREC_RSI(%r11), %rsi
+	movq	TREC_RDI(%r11), %rdi
+	movq	TREC_RBP(%r11), %rbp
+	movq	TREC_R8(%r11), %r8
+	movq	TREC_R9(%r11), %r9
+	movq	TREC_R10(%r11), %r10
+	movq	TREC_R12(%r11), %r12
+	movq	TREC_R13(%r11), %r13
+	movq	TREC_R14(%r11), %r14
+	movq	TREC_R15(%r11), %r15
+	movq	TREC_R11(%r11), %r11
 	call	*trampemu_target(%rip)
 SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
+	movq	trampemu_cursor(%rip), %r11
+	movq	%rax, TREC_OUT(%r11)
+	movq	%rdx, TREC_OUT+8(%r11)
+	addq	$TREC_SIZE, %r11
+	movq	%r11, trampemu_cursor(%rip)
 	jmp	1b
 SYM_CODE_END(trampemu_checked_loop)
 

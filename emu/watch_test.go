@@ -1,0 +1,78 @@
+package emu
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/regs"
+)
+
+// Every watch event carries the guest word at WatchOptions.Tag as it was
+// when the event happened: a driver's call number ties trampoline runs to
+// calls.
+func TestWatchEventsCarryTag(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			if err := m.Bind("host_add", func(m *Machine) error { m.SetReturn(0); return nil }, true); err != nil {
+				t.Fatal(err)
+			}
+			fn := sym(t, m, "guest_add")
+			tagWord := a.Memory.Data.End() - 8
+			// The range holds guest_add's first instruction only: entering it
+			// is an enter event, the block after the host call a leave.
+			if err := m.Watch(fn, fn+1, WatchOptions{Tag: tagWord}); err != nil {
+				t.Fatal(err)
+			}
+			for _, tag := range []uint64{0x1111, 0xfeedface00000002} {
+				m.WriteWord(tagWord, tag)
+				if err := m.Call(fn, sym(t, m, "done"), stackTop(a), []uint64{1, 2}, RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				var evs []WatchEvent
+				m.DrainWatch(func(ev *WatchEvent) { evs = append(evs, *ev) })
+				if len(evs) != 2 || !evs[0].Enter || evs[1].Enter {
+					t.Fatalf("tag %#x: got %d events %+v, want an enter and a leave", tag, len(evs), evs)
+				}
+				for _, ev := range evs {
+					if ev.Tag != tag {
+						t.Errorf("event at %#x: tag %#x, want %#x", ev.PC, ev.Tag, tag)
+					}
+				}
+			}
+			err := m.Watch(fn, fn+1, WatchOptions{Tag: 0x10})
+			if err == nil || !strings.Contains(err.Error(), "not in") {
+				t.Errorf("a tag outside guest memory: got %v, want an error", err)
+			}
+		})
+	}
+}
+
+// The C side names machines by id: a closed machine's id is reused and
+// every id finds its own machine.
+func TestMachineIDsAreReused(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m1, m2 := newTestMachine(t, a), newTestMachine(t, a)
+			id1 := m1.id
+			m1.Close()
+			m3 := newTestMachine(t, a)
+			if m3.id != id1 {
+				t.Errorf("new machine got id %d, want the freed %d", m3.id, id1)
+			}
+			if machineByID(m3.id) != m3 || machineByID(m2.id) != m2 {
+				t.Error("an id does not find its machine")
+			}
+			// The reused id still routes host calls to the right machine.
+			if err := m3.Bind("host_add", func(m *Machine) error { m.SetReturn(m.Arg(0) * m.Arg(1)); return nil }, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := m3.Call(sym(t, m3, "guest_add"), sym(t, m3, "done"), stackTop(a), []uint64{6, 7}, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if r := m3.Reg(a.Ret[0]); r != 43 {
+				t.Errorf("guest returned %d, want 43", r)
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"reflect"
+	"testing"
+)
+
+// A recycled invocation must come back as a fresh one: every field cleared
+// (slices emptied) but Before and the Above windows, which each event
+// overwrites. Fails when a field is added to Invocation and not to
+// newInvocation.
+func TestNewInvocationClearsEveryField(t *testing.T) {
+	kept := map[string]bool{"Before": true, "AboveBefore": true, "AboveAfter": true}
+	inv := &Invocation{}
+	v := reflect.ValueOf(inv).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		f = reflect.NewAt(f.Type(), f.Addr().UnsafePointer()).Elem() // unexported too
+		switch f.Kind() {
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Uint64:
+			f.SetUint(7)
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Array:
+			f.Index(0).SetUint(7)
+		default:
+			t.Fatalf("field %s: kind %s not covered by this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	h := &Harness{free: []*Invocation{inv}}
+	got := h.newInvocation()
+	if got != inv {
+		t.Fatal("the recycled invocation was not reused")
+	}
+	g := reflect.ValueOf(got).Elem()
+	for i := 0; i < g.NumField(); i++ {
+		name := g.Type().Field(i).Name
+		if kept[name] {
+			continue
+		}
+		f := g.Field(i)
+		if f.Kind() == reflect.Slice {
+			if f.Len() != 0 {
+				t.Errorf("%s has %d elements, want 0", name, f.Len())
+			}
+			continue
+		}
+		if !f.IsZero() {
+			t.Errorf("%s not cleared", name)
+		}
+	}
+}
