@@ -28,6 +28,12 @@ type Config struct {
 	Seed  uint64
 	// NoClobber: host functions leave volatile registers alone.
 	NoClobber bool
+	// Started, when set, is called with each workload's harness before its
+	// calls run (e.g. to attach a tracer); an error stops the check.
+	Started func(h *harness.Harness) error
+	// Observe, when set, sees each call with its invocations before the
+	// analysis (they are recycled after, so it must copy what it keeps).
+	Observe func(c *harness.Call)
 }
 
 // callBatch is how many calls one emulator run makes.
@@ -85,7 +91,12 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	var z *analyzer
 	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second,
-		OnCall: func(c *harness.Call) { z.call(c) }}, cfg.Scenario)
+		OnCall: func(c *harness.Call) {
+			if cfg.Observe != nil {
+				cfg.Observe(c)
+			}
+			z.call(c)
+		}}, cfg.Scenario)
 	if err != nil {
 		return res, err
 	}
@@ -94,6 +105,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	for _, in := range h.Unknown {
 		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
 			h.Describe(in.Addr)+": "+in.Text)
+	}
+	if cfg.Started != nil {
+		if err := cfg.Started(h); err != nil {
+			return res, err
+		}
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, wi))
 	var genErr error

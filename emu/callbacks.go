@@ -32,6 +32,9 @@ func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
 		return 1
 	}
 	hf.calls++
+	if m.tracer != nil {
+		m.tracer.Host(m, hf.name, uint64(addr), false)
+	}
 	err := hf.fn(m)
 	if err == nil && m.memFault != nil {
 		err = fmt.Errorf("guest memory fault: %w", m.memFault)
@@ -43,6 +46,9 @@ func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
 	}
 	if hf.clobber {
 		m.clobber()
+	}
+	if m.tracer != nil {
+		m.tracer.Host(m, hf.name, uint64(addr), true)
 	}
 	return 0
 }

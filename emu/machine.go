@@ -78,6 +78,7 @@ type Machine struct {
 	hosts     map[uint64]*hostFunc
 	dis       asm.Disassembler
 	watchFull func() // drains the watch log when it fills
+	tracer    Tracer // see Trace
 	accbuf    []Access
 	wev       WatchEvent
 

@@ -404,6 +404,34 @@ uc_err tm_stop_probes(tm *m) {
 	return err;
 }
 
+static void tm_trace_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm *m = user;
+	if (addr >= m->stub_lo && addr < m->stub_hi)
+		return; // host stubs: goHostCall tells the tracer
+	tm_read_regs(m);
+	int stop = goTraceStep(m->handle, addr);
+	tm_write_dirty(m);
+	if (stop) {
+		m->stop = TM_STOP_GO;
+		uc_emu_stop(uc);
+	}
+}
+
+// tm_trace calls the Go tracer before every instruction in [lo, hi) (lo ==
+// hi: no tracing). The caller flushes the range's translations, which were
+// made without the hook.
+uc_err tm_trace(tm *m, uint64_t lo, uint64_t hi) {
+	if (m->h_trace) {
+		uc_err err = uc_hook_del(m->uc, m->h_trace);
+		m->h_trace = 0;
+		if (err != UC_ERR_OK)
+			return err;
+	}
+	if (hi <= lo)
+		return UC_ERR_OK;
+	return uc_hook_add(m->uc, &m->h_trace, UC_HOOK_CODE, (void *)tm_trace_hook, m, lo, hi - 1);
+}
+
 uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n) {
 	if (m->probes || hi <= lo || hi - lo > (64u << 20))
 		return UC_ERR_ARG;

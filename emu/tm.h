@@ -108,6 +108,7 @@ typedef struct tm {
 	int fault_size;
 
 	uc_hook h_block, h_host, h_intr, h_mem;
+	uc_hook h_trace; // per-instruction Go tracer (debugging; slow), or 0
 
 	// memory probes: accesses of chosen instructions, logged while probing
 	tm_probe *probes; // sorted by pc
@@ -139,6 +140,7 @@ uint32_t tm_blocks_copy(tm *m, tm_block *out, uint32_t max);
 void tm_stop(tm *m);
 uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n);
 uc_err tm_stop_probes(tm *m);
+uc_err tm_trace(tm *m, uint64_t lo, uint64_t hi);
 uc_err tm_x86_paging(tm *m, uint64_t cr3);
 uint64_t tm_x86_cr2(tm *m);
 unsigned int tm_version(unsigned int *major, unsigned int *minor);

@@ -125,6 +125,7 @@ type HostCall struct {
 type GoWrite struct {
 	Addr uint64
 	Size int
+	Call int // index into Invocation.Calls of the host call it happened in
 }
 
 // SlotState is one slot of a frame at a host call: Layout.Slots[Index].
@@ -166,6 +167,7 @@ type Read struct {
 	Addr     uint64
 	Value    uint64
 	Stale    bool // the word still held poison: nobody wrote it
+	Call     int  // index into Invocation.Calls of the host call it happened in
 }
 
 // CWrite is a slot written by C code.
@@ -173,6 +175,7 @@ type CWrite struct {
 	Caller string
 	Slot   string
 	Value  uint64
+	Call   int // index into Invocation.Calls of the host call it happened in
 }
 
 // observer implements regs.Observer for the current invocation.
@@ -192,18 +195,18 @@ func (o observer) SlotRead(f *regs.Frame, s regs.Slot, addr, v uint64, accessor 
 	if inv == nil {
 		return
 	}
-	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr, s.Size, v)})
+	inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Slot: s.Name, Addr: addr, Value: v, Stale: o.stale(inv, addr, s.Size, v), Call: len(inv.Calls) - 1})
 }
 
 func (o observer) SlotWrite(f *regs.Frame, s regs.Slot, addr, v uint64, accessor string) {
 	if inv := o.h.inv; inv != nil {
-		inv.CWrites = append(inv.CWrites, CWrite{Caller: f.Caller, Slot: s.Name, Value: v})
+		inv.CWrites = append(inv.CWrites, CWrite{Caller: f.Caller, Slot: s.Name, Value: v, Call: len(inv.Calls) - 1})
 	}
 }
 
 func (o observer) StackRead(f *regs.Frame, addr, v uint64, accessor string) {
 	if inv := o.h.inv; inv != nil {
-		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, 8, v)})
+		inv.Reads = append(inv.Reads, Read{Caller: f.Caller, Accessor: accessor, Addr: addr, Value: v, Stale: o.stale(inv, addr, 8, v), Call: len(inv.Calls) - 1})
 	}
 }
 
@@ -226,7 +229,7 @@ func (r recMem) Write(addr uint64, p []byte) {
 
 func (r recMem) note(addr uint64, n int) {
 	if inv := r.h.inv; inv != nil {
-		inv.GoWrites = append(inv.GoWrites, GoWrite{addr, n})
+		inv.GoWrites = append(inv.GoWrites, GoWrite{addr, n, len(inv.Calls) - 1})
 	}
 }
 

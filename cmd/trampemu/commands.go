@@ -151,6 +151,33 @@ func cmdList(args []string, w io.Writer) error {
 	return nil
 }
 
+// parseRun parses the flags of a command that runs a pairing (check,
+// trace) and resolves the arch and the scenario, and checks the workloads
+// (a func: they are known only after parsing).
+func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.Scenario, error) {
+	var none harness.Scenario
+	if err := parse(fs, args); err != nil {
+		return nil, none, err
+	}
+	if fs.NArg() > 0 {
+		return nil, none, usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	a, err := archOf(*arch)
+	if err != nil {
+		return nil, none, err
+	}
+	sc, err := harness.FindScenario(*scenario)
+	if err != nil {
+		return nil, none, usageError{err.Error()}
+	}
+	for _, wl := range workloads() {
+		if _, err := harness.FindWorkload(a, wl); err != nil {
+			return nil, none, usageError{err.Error()}
+		}
+	}
+	return a, sc, nil
+}
+
 func cmdCheck(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	arch := archFlag(fs, "")
@@ -163,24 +190,9 @@ func cmdCheck(args []string, w io.Writer) error {
 	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
-	}
-	a, err := archOf(*arch)
+	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return workloads })
 	if err != nil {
 		return err
-	}
-	sc, err := harness.FindScenario(*scenario)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	for _, wl := range workloads {
-		if _, err := harness.FindWorkload(a, wl); err != nil {
-			return usageError{err.Error()}
-		}
 	}
 	var tramps []harness.Tramp
 	if *file != "" {

@@ -4,6 +4,7 @@
 //
 //	trampemu report  [--arch A] [--calls N] [--speed N] [--json] [--out DIR]
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
+//	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]
 //	trampemu version
@@ -38,6 +39,7 @@ var commands = []struct {
 	{"report", "check and cost every variant on both architectures (the main job)", cmdReport},
 	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
 	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
+	{"trace", "run one traced call and print it step by step (debugging)", cmdTrace},
 	{"asm", "assemble and link a .S and print the listing", cmdAsm},
 	{"list", "list variants, workloads and scenarios", cmdList},
 	{"version", "print the version and the Unicorn version in use", cmdVersion},

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"trampemu/asm"
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trace"
+	"trampemu/trampolines"
+)
+
+// cmdTrace runs one checked call of a workload through a pairing and prints
+// it step by step: each trampoline instruction with the registers it
+// changed and the memory it read and wrote, each call into the Go kernel
+// with what it read, wrote and clobbered, then the findings of that call.
+func cmdTrace(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	arch := archFlag(fs, "")
+	variant := fs.String("variant", "", "the variant to trace (see 'trampemu list')")
+	file := fs.String("file", "", "your kernel-style .S instead of a variant")
+	role := fs.String("role", "", "with --file: entry or exit")
+	pair := fs.String("pair", "", "the variant for the other role (default: the intended pair, for a file the kernel's current one)")
+	workload := fs.String("workload", "add", "the traced function the driver calls")
+	scenario := fs.String("scenario", "default", "which kernel users are registered")
+	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
+	all := fs.Bool("all", false, "also list the traced function's and the driver's instructions")
+	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return []string{*workload} })
+	if err != nil {
+		return err
+	}
+	var t harness.Tramp
+	switch {
+	case *file != "" && *variant != "":
+		return usagef("give --variant or --file, not both")
+	case *file != "":
+		if t, err = harness.FromFile(a, *file, trampolines.Role(*role)); err != nil {
+			return usageError{err.Error()}
+		}
+	case *variant != "":
+		if *role != "" {
+			return usagef("--role goes with --file")
+		}
+		if t, err = tramp(a, "", *variant); err != nil {
+			return err
+		}
+	default:
+		return usagef("which trampoline? --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
+	}
+	cfg := check.Config{Arch: a, Tramp: t, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed}
+	if *pair != "" {
+		other := trampolines.Entry
+		if t.Role == trampolines.Entry {
+			other = trampolines.Exit
+		}
+		p, err := tramp(a, other, *pair)
+		if err != nil {
+			return err
+		}
+		cfg.Partner = &p
+	}
+	var rec *trace.Recorder
+	var im *asm.Image
+	obs := &observed{}
+	cfg.Started = func(h *harness.Harness) error {
+		im = h.Image
+		rec = trace.NewRecorder(im)
+		text := a.Memory.Text
+		return h.M.Trace(rec, text.Base, text.End())
+	}
+	cfg.Observe = obs.add
+	rs, err := check.Run(cfg)
+	if err != nil {
+		if *file != "" {
+			return usageError{err.Error()}
+		}
+		return err
+	}
+	r := rs[0]
+	fmt.Fprintf(w, "trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
+	notes, frames := obs.match(rec)
+	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
+	if !*all {
+		opt.Show = map[string]bool{string(trampolines.Entry): true, string(trampolines.Exit): true}
+	}
+	if err := rec.Render(w, opt); err != nil {
+		return err
+	}
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(w, "findings: none")
+	} else {
+		fmt.Fprintln(w, "findings:")
+		for _, f := range r.Findings {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if !r.OK {
+		return errFindings
+	}
+	return nil
+}
+
+// tramp resolves a variant name of an arch (any role when role is "").
+func tramp(a *regs.Arch, role trampolines.Role, name string) (harness.Tramp, error) {
+	v, err := harness.FindVariant(a, role, name)
+	if err != nil {
+		return harness.Tramp{}, usageError{err.Error()}
+	}
+	return harness.FromVariant(v)
+}
+
+// observed keeps, from the checked call, what the trace shows next to the
+// host calls: the frames handed to C and what the Go kernel did in each call.
+type observed struct {
+	calls []hostSeen
+}
+
+// hostSeen is one host call of an invocation: its register file (to find
+// it in the trace) and the lines to print under it.
+type hostSeen struct {
+	name  string
+	regs  regs.RegFile
+	frame trace.Frame
+	lines []string
+}
+
+func (o *observed) add(c *harness.Call) {
+	for _, inv := range c.Invocations {
+		for k := range inv.Calls {
+			hc := &inv.Calls[k]
+			hs := hostSeen{name: hc.Name, regs: hc.Regs}
+			if hc.Layout != nil {
+				hs.frame = trace.Frame{Base: hc.Base, Layout: hc.Layout}
+				var written, unwritten []string
+				for _, st := range hc.Slots() {
+					if st.Written {
+						written = append(written, hc.Layout.Slots[st.Index].Name)
+					} else {
+						unwritten = append(unwritten, hc.Layout.Slots[st.Index].Name)
+					}
+				}
+				hs.lines = append(hs.lines, fmt.Sprintf("%s at %#x: written %s; never written %s",
+					hc.Layout.Name, hc.Base, list(written), list(unwritten)))
+			}
+			for _, rd := range inv.Reads {
+				if rd.Call != k {
+					continue
+				}
+				what := rd.Slot
+				if what == "" {
+					what = fmt.Sprintf("stack word %#x", rd.Addr)
+				}
+				line := fmt.Sprintf("%s reads %s through %s = %#x", rd.Caller, what, rd.Accessor, rd.Value)
+				if rd.Stale {
+					line += "  STALE: the trampoline never wrote it"
+				}
+				hs.lines = append(hs.lines, line)
+			}
+			for _, cw := range inv.CWrites {
+				if cw.Call == k {
+					hs.lines = append(hs.lines, fmt.Sprintf("%s writes %s = %#x", cw.Caller, cw.Slot, cw.Value))
+				}
+			}
+			for _, gw := range inv.GoWrites {
+				if gw.Call == k {
+					hs.lines = append(hs.lines, fmt.Sprintf("kernel writes %d bytes at %#x", gw.Size, gw.Addr))
+				}
+			}
+			o.calls = append(o.calls, hs)
+		}
+	}
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, " ")
+}
+
+// match attaches each observed host call's lines and frame to the trace
+// step of the same call: same function, same register file.
+func (o *observed) match(rec *trace.Recorder) (map[int][]string, map[int]trace.Frame) {
+	notes, frames := map[int][]string{}, map[int]trace.Frame{}
+	used := make([]bool, len(o.calls))
+	for i, s := range rec.Steps {
+		if s.Host == "" {
+			continue
+		}
+		for j, hc := range o.calls {
+			if !used[j] && hc.name == s.Host && reflect.DeepEqual(hc.regs, s.Regs) {
+				used[j] = true
+				notes[i] = hc.lines
+				if hc.frame.Layout != nil {
+					frames[i] = hc.frame
+				}
+				break
+			}
+		}
+	}
+	return notes, frames
+}
