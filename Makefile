@@ -39,7 +39,7 @@ fuzz: deps
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
 bench: deps
-	$(GO) test -run XXX -bench . -benchtime 2s ./emu ./tests ./ftrace ./scenarios
+	$(GO) test -run XXX -bench . -benchtime 2s ./emu ./tests ./ftrace ./scenarios ./native
 
 clean:
 	rm -rf bin out

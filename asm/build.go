@@ -115,7 +115,7 @@ func Build(opt Options, srcs ...Source) (*Image, error) {
 
 func buildKey(opt Options, srcs []Source) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", opt.Arch.Name)
+	fmt.Fprintf(h, "%s\x00%+v\x00", opt.Arch.Name, opt.Arch.Memory) // the native runner links x86-64 elsewhere
 	keys := make([]string, 0, len(opt.Defines))
 	for k := range opt.Defines {
 		keys = append(keys, k)

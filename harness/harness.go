@@ -230,18 +230,12 @@ func wordBytes(a *regs.Arch, v uint64) []byte {
 func (h *Harness) patchCallbackSites() error {
 	a, m, im := h.Arch, h.M, h.Image
 	dispatch := im.HostFuncs[HostOpsListFunc]
-	for _, label := range []string{symFtraceCall, symFtraceRegsCall} {
-		site, ok := im.Symbol(label)
-		if !ok || !h.entryUnit.Contains(site) {
-			continue
-		}
-		code, err := callInsn(a, site, dispatch, im.Bytes(site, 6))
-		if err != nil {
-			return fmt.Errorf("%s at %s: %w", label, im.Describe(site), err)
-		}
-		if err := m.PatchCode(site, code); err != nil {
-			return err
-		}
+	ps, err := callbackPatches(a, im, dispatch)
+	if err != nil {
+		return err
+	}
+	if err := h.apply(ps); err != nil {
+		return err
 	}
 	if a.Name == "s390x" {
 		for _, ptr := range []string{symFtraceFunc, symFtraceTraceFunc} {
@@ -250,6 +244,15 @@ func (h *Harness) patchCallbackSites() error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+func (h *Harness) apply(ps []Patch) error {
+	for _, p := range ps {
+		if err := h.M.PatchCode(p.Addr, p.Bytes); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -299,7 +302,6 @@ func nopSite(a *regs.Arch) []byte {
 // given) to call the entry trampoline, as ftrace_make_call does, and turns
 // on the graph path the entry variant uses when graph users are registered.
 func (h *Harness) Enable(funcs ...string) error {
-	a, m := h.Arch, h.M
 	target := h.sym(h.Setup.Entry.Symbol)
 	want := map[string]bool{}
 	for _, f := range funcs {
@@ -309,17 +311,11 @@ func (h *Harness) Enable(funcs ...string) error {
 		if len(funcs) > 0 && !want[s.Func] {
 			continue
 		}
-		var code []byte
-		var err error
-		if a.Name == "x86_64" {
-			code, err = callInsn(a, s.Addr, target, []byte{0xe8, 0, 0, 0, 0, 0})
-		} else {
-			code, err = brasl(a, 0, s.Addr, target)
-		}
+		p, err := sitePatch(h.Arch, s.Addr, target)
 		if err != nil {
 			return fmt.Errorf("enabling %s: %w", s.Func, err)
 		}
-		if err := m.PatchCode(s.Addr, code); err != nil {
+		if err := h.apply([]Patch{p}); err != nil {
 			return err
 		}
 	}
@@ -343,35 +339,15 @@ func (h *Harness) enableGraphPath() error {
 	if !h.K.GraphActive() {
 		return nil
 	}
-	a, m, im := h.Arch, h.M, h.Image
 	switch h.Setup.Entry.Graph {
 	case trampolines.GraphViaOps:
 		return h.K.EnableGraphViaOps()
 	case trampolines.GraphViaCaller:
-		if a.Name == "x86_64" {
-			site, ok1 := im.Symbol(symFtraceGraphCall)
-			target, ok2 := im.Symbol(symFtraceGraphCaller)
-			if !ok1 || !ok2 {
-				return fmt.Errorf("%s has no %s/%s", h.Setup.Entry.Name, symFtraceGraphCall, symFtraceGraphCaller)
-			}
-			old := im.Bytes(site, 5)
-			if len(old) < 5 || old[0] != 0xe9 {
-				return fmt.Errorf("%s at %s is not a 5-byte jmp", symFtraceGraphCall, im.Describe(site))
-			}
-			b := []byte{0xe9, 0, 0, 0, 0}
-			a.ByteOrder.PutUint32(b[1:], uint32(int32(int64(target)-int64(site+5))))
-			return m.PatchCode(site, b)
+		p, err := graphCallerPatch(h.Setup, h.Image)
+		if err != nil {
+			return err
 		}
-		// s390x: "j .Lend" (a7f4) becomes "brc 0,.Lend" (a704), a nop.
-		site, ok := im.Symbol(symFtraceGraphCaller)
-		if !ok {
-			return fmt.Errorf("%s has no %s", h.Setup.Entry.Name, symFtraceGraphCaller)
-		}
-		old := im.Bytes(site, 4)
-		if len(old) < 4 || old[0] != 0xa7 || old[1] != 0xf4 {
-			return fmt.Errorf("%s at %s is not a j (a7f4)", symFtraceGraphCaller, im.Describe(site))
-		}
-		return m.PatchCode(site, []byte{0xa7, 0x04, old[2], old[3]})
+		return h.apply([]Patch{p})
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ func TestBrokenFiles(t *testing.T) {
 		want []check.Kind
 	}{
 		{"x86_rth_loses_rdx.S", []check.Kind{check.Clobber}},
+		{"x86_rth_loses_rax.S", []check.Kind{check.Clobber}},
 		{"x86_rth_clobbers_rbx.S", []check.Kind{check.Clobber}},
 		{"x86_rth_unbalanced.S", []check.Kind{check.Stack}},
 		{"x86_rth_plain_ret.S", []check.Kind{check.Control}},

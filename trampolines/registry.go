@@ -8,7 +8,7 @@ import "embed"
 
 // Files holds every .S and header of the package.
 //
-//go:embed x86_64 s390x workloads runtime
+//go:embed x86_64 s390x workloads runtime native
 var Files embed.FS
 
 // Role is what a trampoline does.

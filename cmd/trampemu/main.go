@@ -5,6 +5,7 @@
 //	trampemu report  [--arch A] [--calls N] [--speed N] [--json] [--out DIR]
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
 //	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all]
+//	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--calls N] [--json]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]
 //	trampemu version
@@ -20,6 +21,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"trampemu/native"
 )
 
 // usageError is bad usage or input: exit status 2.
@@ -40,6 +43,7 @@ var commands = []struct {
 	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
 	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
 	{"trace", "run one traced call and print it step by step (debugging)", cmdTrace},
+	{"native", "time x86-64 pairings on the host CPU", cmdNative},
 	{"asm", "assemble and link a .S and print the listing", cmdAsm},
 	{"list", "list variants, workloads and scenarios", cmdList},
 	{"version", "print the version and the Unicorn version in use", cmdVersion},
@@ -53,7 +57,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'trampemu <command> -h' for a command's flags.")
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	native.RunChildIfAsked() // a child of Measure runs its job and exits here
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

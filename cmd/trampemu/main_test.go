@@ -7,7 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"trampemu/native"
 )
+
+// TestMain lets native.Measure use this test binary as its child process.
+func TestMain(m *testing.M) {
+	native.RunChildIfAsked()
+	os.Exit(m.Run())
+}
 
 // cliCase is a command line with its exit code and text it must print.
 type cliCase struct {

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"fmt"
+
+	"trampemu/asm"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Patch is a code change the kernel makes when tracing is turned on: Bytes
+// written at Addr.
+type Patch struct {
+	Addr  uint64
+	Bytes []byte
+}
+
+// EnablePatches lists the code changes that turn tracing on in an image of
+// the setup, in the order the kernel makes them: the entry trampoline's
+// callback call sites pointed at dispatch (ftrace_update_ftrace_func), every
+// __mcount_loc site patched to call the entry trampoline
+// (ftrace_make_call), and, when graph is set and the entry variant starts
+// graph tracing through ftrace_graph_caller, the branch into it
+// (ftrace_enable_ftrace_graph_caller). A Harness applies them to its
+// machine; the native runner to host memory.
+func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch, error) {
+	a := s.Arch
+	ps, err := callbackPatches(a, im, dispatch)
+	if err != nil {
+		return nil, err
+	}
+	target, ok := im.Symbol(s.Entry.Symbol)
+	if !ok {
+		return nil, fmt.Errorf("missing symbols: %s (in %s)", s.Entry.Symbol, s.Entry.Source.Name)
+	}
+	for _, site := range im.McountLoc() {
+		p, err := sitePatch(a, site, target)
+		if err != nil {
+			return nil, fmt.Errorf("call site %s: %w", im.Describe(site), err)
+		}
+		ps = append(ps, p)
+	}
+	if graph && s.Entry.Graph == trampolines.GraphViaCaller {
+		p, err := graphCallerPatch(s, im)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// callbackPatches rewrites the calls at ftrace_call and ftrace_regs_call
+// (when the entry unit has them) to call dispatch.
+func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, error) {
+	entry, _ := im.Unit(string(trampolines.Entry))
+	var ps []Patch
+	for _, label := range []string{symFtraceCall, symFtraceRegsCall} {
+		site, ok := im.Symbol(label)
+		if !ok || !entry.Contains(site) {
+			continue
+		}
+		code, err := callInsn(a, site, dispatch, im.Bytes(site, 6))
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", label, im.Describe(site), err)
+		}
+		ps = append(ps, Patch{site, code})
+	}
+	return ps, nil
+}
+
+// sitePatch turns a traced function's NOP site into a call of target.
+func sitePatch(a *regs.Arch, site, target uint64) (Patch, error) {
+	var code []byte
+	var err error
+	if a.Name == "x86_64" {
+		code, err = callInsn(a, site, target, []byte{0xe8, 0, 0, 0, 0, 0})
+	} else {
+		code, err = brasl(a, 0, site, target)
+	}
+	return Patch{site, code}, err
+}
+
+// graphCallerPatch enables the branch into ftrace_graph_caller: x86-64
+// "jmp ftrace_stub" at ftrace_graph_call becomes "jmp ftrace_graph_caller";
+// s390x "j .Lend" (a7f4) at ftrace_graph_caller becomes "brc 0,.Lend"
+// (a704), a nop.
+func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
+	a := s.Arch
+	if a.Name == "x86_64" {
+		site, ok1 := im.Symbol(symFtraceGraphCall)
+		target, ok2 := im.Symbol(symFtraceGraphCaller)
+		if !ok1 || !ok2 {
+			return Patch{}, fmt.Errorf("%s has no %s/%s", s.Entry.Name, symFtraceGraphCall, symFtraceGraphCaller)
+		}
+		old := im.Bytes(site, 5)
+		if len(old) < 5 || old[0] != 0xe9 {
+			return Patch{}, fmt.Errorf("%s at %s is not a 5-byte jmp", symFtraceGraphCall, im.Describe(site))
+		}
+		b := []byte{0xe9, 0, 0, 0, 0}
+		a.ByteOrder.PutUint32(b[1:], uint32(int32(int64(target)-int64(site+5))))
+		return Patch{site, b}, nil
+	}
+	site, ok := im.Symbol(symFtraceGraphCaller)
+	if !ok {
+		return Patch{}, fmt.Errorf("%s has no %s", s.Entry.Name, symFtraceGraphCaller)
+	}
+	old := im.Bytes(site, 4)
+	if len(old) < 4 || old[0] != 0xa7 || old[1] != 0xf4 {
+		return Patch{}, fmt.Errorf("%s at %s is not a j (a7f4)", symFtraceGraphCaller, im.Describe(site))
+	}
+	return Patch{site, []byte{0xa7, 0x04, old[2], old[3]}}, nil
+}

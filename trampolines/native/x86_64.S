@@ -1,0 +1,91 @@
+/*
+ * trampemu's native x86-64 runtime: linked with an entry and an exit
+ * trampoline and the workloads, and run on the host CPU (package native)
+ * to time the trampolines for real. The kernel functions the trampolines
+ * call are minimal stand-ins in assembly, the same for every variant, so
+ * differences between variants are the trampolines' own:
+ *  - ftrace_ops_list_func(ip, parent_ip, op, fregs): returns, or, with
+ *    native_graph_ops set (graph tracing through the ops list, v5.11+),
+ *    does what ftrace_graph_func does for one graph user
+ *    (arch/x86/kernel/ftrace.c, v6.14: parent = fregs->regs.sp; the
+ *    return address there is swapped for return_to_handler);
+ *  - prepare_ftrace_return(ip, parent, frame_pointer): the swap itself,
+ *    also called from the v5.10 ftrace_graph_caller;
+ *  - ftrace_return_to_handler(...): pops the original return address into
+ *    rax, whatever the exit ABI passes (fp, fgraph_ret_regs or fregs).
+ * The shadow stack is a plain array of return addresses, with no meta words
+ * or callbacks: the real function_graph_enter_regs costs more.
+ */
+	.data
+	.balign 8
+SYM_DATA_START(function_trace_op)
+	.quad	0
+SYM_DATA_END(function_trace_op)
+SYM_DATA_START(native_graph_ops)
+	.quad	0
+SYM_DATA_END(native_graph_ops)
+SYM_DATA_START(native_result)
+	.quad	0
+SYM_DATA_END(native_result)
+SYM_DATA_START(native_returns)		/* ftrace_return_to_handler calls */
+	.quad	0
+SYM_DATA_END(native_returns)
+SYM_DATA_START(native_shadow_top)
+	.quad	native_shadow
+SYM_DATA_END(native_shadow_top)
+SYM_DATA_START(native_shadow)
+	.skip	8 * 1024
+SYM_DATA_END(native_shadow)
+
+	.text
+SYM_FUNC_START_WEAK(ftrace_stub)
+	RET
+SYM_FUNC_END(ftrace_stub)
+
+SYM_FUNC_START(ftrace_ops_list_func)
+	cmpq	$0, native_graph_ops(%rip)
+	jne	1f
+	RET
+1:	movq	RSP(%rcx), %rsi		/* parent: the return address slot */
+	jmp	prepare_ftrace_return
+SYM_FUNC_END(ftrace_ops_list_func)
+
+SYM_FUNC_START(prepare_ftrace_return)
+	movq	native_shadow_top(%rip), %rax
+	movq	(%rsi), %rdx
+	movq	%rdx, (%rax)
+	addq	$8, %rax
+	movq	%rax, native_shadow_top(%rip)
+	leaq	return_to_handler(%rip), %rdx
+	movq	%rdx, (%rsi)
+	RET
+SYM_FUNC_END(prepare_ftrace_return)
+
+SYM_FUNC_START(ftrace_return_to_handler)
+	incq	native_returns(%rip)
+	movq	native_shadow_top(%rip), %rax
+	subq	$8, %rax
+	movq	%rax, native_shadow_top(%rip)
+	movq	(%rax), %rax
+	RET
+SYM_FUNC_END(ftrace_return_to_handler)
+
+/* native_loop(count, fn): fn(1, 2) count times; the last result is kept in
+   native_result. Called from Go on the native stack (package native). */
+SYM_FUNC_START(native_loop)
+	pushq	%rbx
+	pushq	%r12
+	pushq	%rbp
+	movq	%rdi, %rbx
+	movq	%rsi, %r12
+1:	movl	$1, %edi
+	movl	$2, %esi
+	call	*%r12
+	decq	%rbx
+	jnz	1b
+	movq	%rax, native_result(%rip)
+	popq	%rbp
+	popq	%r12
+	popq	%rbx
+	RET
+SYM_FUNC_END(native_loop)
