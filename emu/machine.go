@@ -230,15 +230,15 @@ type WatchOptions struct {
 	// must drain it with DrainWatch.
 	Full func()
 	// Tag, when not 0, is the guest address of a word each event copies
-	// (WatchEvent.Tag): a driver that runs many calls in one emulator run
-	// keeps the current call's number there.
+	// (WatchEvent.Tag): a driver that makes many calls in one emulator run
+	// keeps there what names the current call.
 	Tag uint64
 }
 
-// Watch logs an event (registers, the stack above sp) in C each time
-// execution enters the code range [lo, hi) from outside, and each time it
-// leaves it for code outside it and outside the host stubs (a host call
-// from inside is not a leave). Detection is at basic-block starts, in the
+// Watch logs an event (registers, the stack above sp, the tag word) in C
+// each time execution enters the code range [lo, hi) from outside, and each
+// time it leaves it for code outside it and outside the host stubs (a host
+// call from inside is not a leave). Detection is at basic-block starts, in the
 // C block hook, and costs nothing when nothing crosses; no Go runs until
 // the log is drained (DrainWatch), e.g. at the next host call. A zero range
 // turns watching off.

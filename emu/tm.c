@@ -83,6 +83,12 @@ static uint8_t *tm_host(tm *m, uint64_t addr, uint64_t n) {
 // at tag (0: none), e.g. which call of a batch the guest is making.
 // Returns -1 when out of memory, -2 when tag is not in guest memory.
 int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag) {
+	const uint8_t *tag_host = NULL;
+	if (tag) {
+		tag_host = tm_host(m, tag, 8);
+		if (!tag_host)
+			return -2;
+	}
 	if (!m->wlog) {
 		m->wcap = 1024;
 		m->wlog = calloc(m->wcap, sizeof(tm_wevent));
@@ -104,12 +110,7 @@ int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t po
 		if (!m->poison_pat)
 			return -1;
 	}
-	m->tag_host = NULL;
-	if (tag) {
-		m->tag_host = tm_host(m, tag, 8);
-		if (!m->tag_host)
-			return -2;
-	}
+	m->tag_host = tag_host;
 	return 0;
 }
 

@@ -67,6 +67,14 @@ func (s Setup) Build() (*asm.Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.BuildWith(asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Defines: trampolines.RuntimeDefines(a)})
+}
+
+// BuildWith links the pairing and the workloads with the given runtime
+// (the emulator's drivers, or the native runner's) and checks that the
+// trampolines define what the harness needs.
+func (s Setup) BuildWith(runtime asm.Source) (*asm.Image, error) {
+	a := s.Arch
 	wl, err := fs.ReadFile(trampolines.Files, "workloads/"+a.Name+".S")
 	if err != nil {
 		return nil, err
@@ -81,8 +89,8 @@ func (s Setup) Build() (*asm.Image, error) {
 		IncludeDirs: append(append([]string{}, s.Entry.IncludeDirs...), s.Exit.IncludeDirs...)}
 	entry, exit := s.Entry.Source, s.Exit.Source
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
-	im, err := asm.Build(opt, entry, exit,
-		asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Unit: runtimeUnit, Defines: trampolines.RuntimeDefines(a)},
+	runtime.Unit = runtimeUnit
+	im, err := asm.Build(opt, entry, exit, runtime,
 		asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
 	if err != nil {
 		return nil, err

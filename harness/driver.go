@@ -38,7 +38,8 @@ type batchCall struct {
 
 // fillBatch asks gen for up to driverBatch more calls and writes their
 // records; the driver's cursor goes back to the first. With no calls left
-// the batch is empty and the driver exits.
+// the batch is empty and the driver exits. A call the driver cannot make
+// is an error, and the batch is dropped.
 func (h *Harness) fillBatch() error {
 	a, m := h.Arch, h.M
 	h.batch = h.batch[:0]
@@ -46,20 +47,21 @@ func (h *Harness) fillBatch() error {
 	for len(h.batch) < driverBatch && h.next < h.total {
 		c := h.gen(h.next)
 		h.next++
+		if len(c.Args) > len(a.Args)+recStackArgs {
+			h.batch = h.batch[:0]
+			return fmt.Errorf("workload %s: %d arguments, the checked driver passes at most %d (%d on the stack)",
+				c.Workload, len(c.Args), len(a.Args)+recStackArgs, recStackArgs)
+		}
 		if c.InMemory {
 			c.Args[0] = rec + recRetbuf
 		}
 		in := c.In
 		var stack [recStackArgs]uint64
 		for i, v := range c.Args {
-			switch {
-			case i < len(a.Args):
+			if i < len(a.Args) {
 				in[a.Args[i]] = v
-			case i-len(a.Args) < recStackArgs:
+			} else {
 				stack[i-len(a.Args)] = v
-			default:
-				return fmt.Errorf("workload %s: %d arguments, the checked driver passes at most %d (%d on the stack)",
-					c.Workload, len(c.Args), len(a.Args)+recStackArgs, recStackArgs)
 			}
 		}
 		in[a.SP] = h.driverSP

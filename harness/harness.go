@@ -61,8 +61,7 @@ type Harness struct {
 
 	driverSP uint64
 	rth      uint64 // return_to_handler
-	// The runtime's driver words, looked up once (the checked driver's
-	// host call writes them per call).
+	// The runtime's fast-driver target word and the drivers' exit.
 	targetWord, exitAddr uint64
 	// The checked driver's call table and its cursor and end words
 	// (driver.go), and the calls of the batch it is making.

@@ -140,7 +140,7 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 		}
 		m.WriteWord(base+uint64(8*i), v)
 	}
-	m.WriteWord(h.sym(symTarget), fn)
+	m.WriteWord(h.targetWord, fn)
 	m.WriteWord(h.sym(symCount), n)
 	m.SetReg(h.Arch.SP, h.driverSP)
 	if h.Arch.Name == "s390x" {
@@ -153,7 +153,7 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	if opt.Limit == 0 {
 		opt.Limit = 1 << 62
 	}
-	return m.Run(h.sym(symFast), h.sym(symExit), opt)
+	return m.Run(h.sym(symFast), h.exitAddr, opt)
 }
 
 // FastResult returns the return register the fast driver saved last.

@@ -33,7 +33,7 @@ var Arch = func() *regs.Arch {
 	a := *regs.X86_64
 	a.Memory = regs.MemoryMap{
 		Text:  regs.Region{Name: "text", Base: 0x60000000, Size: 1 << 20, Perm: regs.PermRead | regs.PermWrite | regs.PermExec},
-		Stubs: regs.Region{Name: "stubs", Base: 0x60f00000, Size: 64 << 10, Perm: regs.PermRead | regs.PermExec},
+		Stubs: regs.Region{Name: "stubs", Base: 0x60f00000, Size: 64 << 10, Perm: regs.PermRead | regs.PermWrite | regs.PermExec},
 		Data:  regs.Region{Name: "data", Base: 0x61000000, Size: 64 << 10, Perm: regs.PermRead | regs.PermWrite},
 		Stack: regs.Region{Name: "stack", Base: 0x61100000, Size: 256 << 10, Perm: regs.PermRead | regs.PermWrite},
 		Heap:  regs.Region{Name: "heap", Base: 0x61200000, Size: 1 << 20, Perm: regs.PermRead | regs.PermWrite},
@@ -101,22 +101,7 @@ func (j Job) Build() (harness.Setup, *asm.Image, error) {
 	if err != nil {
 		return s, nil, err
 	}
-	wl, err := fs.ReadFile(trampolines.Files, "workloads/x86_64.S")
-	if err != nil {
-		return s, nil, err
-	}
-	hdrs := map[string][]byte{}
-	for _, t := range []harness.Tramp{entry, exit} {
-		for k, v := range t.Headers {
-			hdrs[k] = v
-		}
-	}
-	es, xs := entry.Source, exit.Source
-	es.Unit, xs.Unit = string(trampolines.Entry), string(trampolines.Exit)
-	im, err := asm.Build(asm.Options{Arch: Arch, Headers: hdrs, IncludeDirs: append(append([]string{}, entry.IncludeDirs...), exit.IncludeDirs...)},
-		es, xs,
-		asm.Source{Name: "trampolines/native/x86_64.S", Text: rt, Unit: "runtime"},
-		asm.Source{Name: "trampolines/workloads/x86_64.S", Text: wl, Unit: "workloads"})
+	im, err := s.BuildWith(asm.Source{Name: "trampolines/native/x86_64.S", Text: rt})
 	return s, im, err
 }
 

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,6 +58,9 @@ var UnitTitles = map[string]string{
 // Render prints the steps, one line per instruction, grouped by unit.
 func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 	im := o.Image
+	if im == nil {
+		return errors.New("trace: RenderOptions.Image is needed to name addresses")
+	}
 	unitOf := func(pc uint64) string {
 		for _, u := range im.Units {
 			if u.Contains(pc) {
@@ -76,10 +80,14 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 	}
 	frames := nearestFrames(units, o.Frames)
 	var b strings.Builder
-	lastUnit, hidden, hiddenFrom := "\x00", 0, ""
+	lastUnit, hidden, hiddenFrom, hiddenUnit := "\x00", 0, "", ""
 	flushHidden := func() {
 		if hidden > 0 {
-			fmt.Fprintf(&b, "      ... %d instructions in %s\n", hidden, hiddenFrom)
+			plural := "s"
+			if hidden == 1 {
+				plural = ""
+			}
+			fmt.Fprintf(&b, "      ... %d instruction%s in %s\n", hidden, plural, hiddenFrom)
 			hidden = 0
 		}
 	}
@@ -87,8 +95,11 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 		s := &r.Steps[i]
 		unit := units[i]
 		if !shown(unit) {
+			if hidden > 0 && unit != hiddenUnit {
+				flushHidden()
+			}
 			if hidden == 0 {
-				hiddenFrom = unitTitle(unit) + " from " + im.Describe(s.PC)
+				hiddenFrom, hiddenUnit = unitTitle(unit)+" from "+im.Describe(s.PC), unit
 			}
 			if s.Host == "" {
 				hidden++
@@ -230,10 +241,8 @@ func (r *Recorder) where(addr, sp uint64, o RenderOptions, f Frame) string {
 	var s string
 	if d := int64(addr - sp); d > -1<<16 && d < 1<<16 {
 		s = fmt.Sprintf("[sp%+#x]", d)
-	} else if o.Image != nil {
-		s = "[" + o.Image.Describe(addr) + "]"
 	} else {
-		s = fmt.Sprintf("[%#x]", addr)
+		s = "[" + o.Image.Describe(addr) + "]"
 	}
 	if n := f.slot(addr); n != "" {
 		s += " " + n
@@ -270,8 +279,5 @@ func (r *Recorder) value(p []byte) string {
 	}
 	return "{" + strings.Join(ws, " ") + "}"
 }
-
-// RegName names register index i of the recorder's arch.
-func (r *Recorder) RegName(i int) string { return r.Arch.Regs[i].Name }
 
 var _ emu.Tracer = (*Recorder)(nil)
