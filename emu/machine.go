@@ -36,7 +36,7 @@ type HostFunc func(m *Machine) error
 type WatchEvent struct {
 	Enter bool
 	PC    uint64       // the first address executed inside (enter) or outside (leave)
-	Regs  regs.RegFile // the registers at that moment
+	Regs  regs.RegFile // the registers at that moment (the flags only at an enter: 0 at a leave)
 	// Above holds the WatchAbove bytes of guest memory from the stack
 	// pointer at the last enter up (the same bytes for an enter and its
 	// leave; nil when that is outside guest memory).
@@ -93,6 +93,10 @@ type Machine struct {
 // New creates a machine for arch with every region of the arch's memory
 // map mapped (host-backed memory, zeroed).
 func New(a *regs.Arch) (*Machine, error) {
+	if a.PC != C.TM_PC || a.Flags != C.TM_FLAGS || len(a.Regs) != C.TM_NREGS {
+		return nil, fmt.Errorf("emu: %s keeps pc, flags at register indices %d, %d of %d; the C side expects %d, %d of %d",
+			a.Name, a.PC, a.Flags, len(a.Regs), C.TM_PC, C.TM_FLAGS, C.TM_NREGS)
+	}
 	m := &Machine{Arch: a, hosts: map[uint64]*hostFunc{}}
 	m.id = registerMachine(m)
 	var ids [regs.NumRegs]C.int

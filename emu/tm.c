@@ -230,6 +230,27 @@ uc_err tm_read_regs(tm *m) {
 	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, TM_NREGS);
 }
 
+// tm_read_event_regs reads what a watch event needs: the 16 general
+// registers, the pc (the block's address, no read needed) and, on enter
+// only, the flags / PSW mask (x86-64 EFLAGS is computed from QEMU's lazy
+// condition codes on every read; a leave event's flags are never used and
+// read as 0).
+static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
+	int ids[TM_NREGS];
+	void *ptrs[TM_NREGS];
+	int n = 0;
+	for (int i = 0; i < TM_NREGS; i++) {
+		if (i == TM_PC || (i == TM_FLAGS && !enter))
+			continue;
+		ids[n] = m->reg_ids[i];
+		ptrs[n++] = &m->regs[i];
+	}
+	m->dirty = 0;
+	m->regs[TM_PC] = addr;
+	m->regs[TM_FLAGS] = 0;
+	return uc_reg_read_batch(m->uc, ids, ptrs, n);
+}
+
 uc_err tm_write_dirty(tm *m) {
 	int ids[TM_NREGS];
 	void *ptrs[TM_NREGS];
@@ -262,7 +283,7 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 		int stub = addr >= m->stub_lo && addr < m->stub_hi;
 		if (inside != m->in_watch && (inside || !stub)) {
 			m->in_watch = inside;
-			tm_read_regs(m);
+			tm_read_event_regs(m, addr, inside);
 			tm_watch_event(m, addr, inside, m->sp_index);
 		}
 	}

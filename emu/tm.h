@@ -8,6 +8,8 @@
 #include <unicorn/unicorn.h>
 
 #define TM_NREGS 18
+#define TM_PC 16    // regs.Arch.PC on both arches
+#define TM_FLAGS 17 // regs.Arch.Flags (x86-64 EFLAGS, s390x PSW mask)
 
 enum {
 	TM_STOP_NONE = 0,

@@ -59,7 +59,7 @@ type Invocation struct {
 	Role    trampolines.Role
 	EnterPC uint64
 	Before  regs.RegFile // at the first instruction
-	After   regs.RegFile // at the first instruction outside
+	After   regs.RegFile // at the first instruction outside (flags not read: 0)
 	Left    bool         // control left the trampoline (After valid)
 	LeavePC uint64
 
