@@ -119,6 +119,11 @@ func Measure(j Job) (Result, error) {
 	if err := Supported(); err != nil {
 		return Result{}, err
 	}
+	if os.Getenv(childEnv) != "" {
+		// A child that did not run its job: the executable lacks the call
+		// to RunChildIfAsked; starting another child would recurse.
+		return Result{}, fmt.Errorf("native: this executable does not call native.RunChildIfAsked first thing in main (or TestMain)")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return Result{}, fmt.Errorf("native: finding this executable to run the child: %w", err)
