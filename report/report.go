@@ -19,6 +19,7 @@ import (
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // disassembly has <symbol+off>
 	return enc.Encode(v)
 }
 

@@ -61,23 +61,8 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 	if im == nil {
 		return errors.New("trace: RenderOptions.Image is needed to name addresses")
 	}
-	unitOf := func(pc uint64) string {
-		for _, u := range im.Units {
-			if u.Contains(pc) {
-				return u.Name
-			}
-		}
-		return ""
-	}
 	shown := func(u string) bool { return o.Show == nil || o.Show[u] }
-	units := make([]string, len(r.Steps))
-	unit := ""
-	for i, s := range r.Steps {
-		if s.Host == "" {
-			unit = unitOf(s.PC) // a host call belongs to the unit that called it
-		}
-		units[i] = unit
-	}
+	units := r.units(o)
 	frames := nearestFrames(units, o.Frames)
 	var b strings.Builder
 	lastUnit, hidden, hiddenFrom, hiddenUnit := "\x00", 0, "", ""

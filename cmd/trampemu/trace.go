@@ -11,6 +11,7 @@ import (
 	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/report"
 	"trampemu/trace"
 	"trampemu/trampolines"
 )
@@ -30,6 +31,7 @@ func cmdTrace(args []string, w io.Writer) error {
 	scenario := fs.String("scenario", "default", "which kernel users are registered")
 	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
 	all := fs.Bool("all", false, "also list the traced function's and the driver's instructions")
+	asJSON := fs.Bool("json", false, "print JSON: every step (with its unit), then the findings")
 	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return []string{*workload} })
 	if err != nil {
 		return err
@@ -82,10 +84,35 @@ func cmdTrace(args []string, w io.Writer) error {
 		return err
 	}
 	r := rs[0]
-	fmt.Fprintf(w, "trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
 	notes, frames := obs.match(rec)
 	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
-	if !*all {
+	if *asJSON {
+		err = report.WriteJSON(w, traceJSON{Result: r, Steps: rec.JSON(opt), Dropped: rec.Dropped})
+	} else {
+		err = renderTrace(w, a.Name, r, rec, opt, *all)
+	}
+	if err != nil {
+		return err
+	}
+	if !r.OK {
+		return errFindings
+	}
+	return nil
+}
+
+// traceJSON is what trampemu trace --json prints: the check result of the
+// traced call (as trampemu check --json prints it) with the steps.
+type traceJSON struct {
+	check.Result
+	Steps   []trace.JSONStep `json:"steps"`
+	Dropped int              `json:"dropped,omitempty"`
+}
+
+// renderTrace prints the trace as text: the trampolines' steps (all units
+// with all), then the findings.
+func renderTrace(w io.Writer, arch string, r check.Result, rec *trace.Recorder, opt trace.RenderOptions, all bool) error {
+	fmt.Fprintf(w, "trace: %s %s (%s) with %s, workload %s, scenario %s\n", arch, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
+	if !all {
 		opt.Show = map[string]bool{string(trampolines.Entry): true, string(trampolines.Exit): true}
 	}
 	if err := rec.Render(w, opt); err != nil {
@@ -93,14 +120,11 @@ func cmdTrace(args []string, w io.Writer) error {
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(w, "findings: none")
-	} else {
-		fmt.Fprintln(w, "findings:")
-		for _, f := range r.Findings {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
+		return nil
 	}
-	if !r.OK {
-		return errFindings
+	fmt.Fprintln(w, "findings:")
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "  %s\n", f)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -53,6 +54,59 @@ func TestTraceGolden(t *testing.T) {
 			}
 			if !bytes.Equal(out.Bytes(), want) {
 				t.Errorf("trace differs from %s (rerun with -update if the change is intended):\n%s", golden, out.String())
+			}
+		})
+	}
+}
+
+// TestTraceJSON: every step with its unit; the host call of the exit
+// trampoline carries what the Go kernel read; the findings come last. Both
+// arches.
+func TestTraceJSON(t *testing.T) {
+	for _, c := range []struct{ arch, scenario, stale string }{{"x86_64", "ret-arg0", "RDI"}, {"s390x", "ret-arg1", "gprs[3]"}} {
+		t.Run(c.arch, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run([]string{"trace", "--arch", c.arch, "--variant", "rth-merged", "--scenario", c.scenario, "--json"}, &out, &errb)
+			if code != 1 {
+				t.Fatalf("exit %d (want 1: a stale read): %s", code, errb.String())
+			}
+			var tr struct {
+				OK    bool
+				Steps []struct {
+					Unit, Host, Insn string
+					Notes            []string
+					Stores           []struct{ Slot string }
+				}
+				Findings []struct{ Kind, Slot string }
+			}
+			if err := json.Unmarshal(out.Bytes(), &tr); err != nil {
+				t.Fatalf("%v: %.300s", err, out.String())
+			}
+			var sawStale, sawSlotStore bool
+			units := map[string]bool{}
+			for _, s := range tr.Steps {
+				units[s.Unit] = true
+				for _, n := range s.Notes {
+					sawStale = sawStale || (s.Host == "ftrace_return_to_handler" && bytes.Contains([]byte(n), []byte("STALE")))
+				}
+				for _, st := range s.Stores {
+					sawSlotStore = sawSlotStore || st.Slot != ""
+				}
+			}
+			for _, u := range []string{"entry", "exit", "workloads", "runtime"} {
+				if !units[u] {
+					t.Errorf("no step in unit %s", u)
+				}
+			}
+			if !sawStale || !sawSlotStore {
+				t.Errorf("stale read noted at the return handler: %v; a store named by its slot: %v", sawStale, sawSlotStore)
+			}
+			found := false
+			for _, f := range tr.Findings {
+				found = found || (f.Kind == "stale-read" && f.Slot == c.stale)
+			}
+			if tr.OK || !found {
+				t.Errorf("ok %v, findings %+v: want a stale-read of %s", tr.OK, tr.Findings, c.stale)
 			}
 		})
 	}
