@@ -28,6 +28,9 @@ type Config struct {
 	Seed  uint64
 	// NoClobber: host functions leave volatile registers alone.
 	NoClobber bool
+	// Limit bounds the instructions of each batch of calls (0: the
+	// emulator's default); a run that reaches it is a control finding.
+	Limit uint64
 	// Started, when set, is called with each workload's harness before its
 	// calls run (e.g. to attach a tracer); an error stops the check.
 	Started func(h *harness.Harness) error
@@ -90,7 +93,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	var z *analyzer
-	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second,
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
 		OnCall: func(c *harness.Call) {
 			if cfg.Observe != nil {
 				cfg.Observe(c)

@@ -66,6 +66,14 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 	frames := nearestFrames(units, o.Frames)
 	var b strings.Builder
 	lastUnit, hidden, hiddenFrom, hiddenUnit := "\x00", 0, "", ""
+	lastLine, repeats := "", 0
+	flushRepeat := func() {
+		if repeats > 0 {
+			fmt.Fprintf(&b, "      ... the line above %d more times\n", repeats)
+			repeats = 0
+		}
+		lastLine = ""
+	}
 	flushHidden := func() {
 		if hidden > 0 {
 			plural := "s"
@@ -80,6 +88,7 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 		s := &r.Steps[i]
 		unit := units[i]
 		if !shown(unit) {
+			flushRepeat()
 			if hidden > 0 && unit != hiddenUnit {
 				flushHidden()
 			}
@@ -97,14 +106,23 @@ func (r *Recorder) Render(w io.Writer, o RenderOptions) error {
 			lastUnit = unit
 		}
 		if s.Host != "" {
+			flushRepeat()
 			r.renderHost(&b, s)
 		} else {
-			fmt.Fprintf(&b, "    %x %-30s %-44s%s\n", s.PC, "<"+im.Describe(s.PC)+">", s.Inst.Text, r.effects(s, o, frames[i]))
+			line := fmt.Sprintf("    %x %-30s %-44s%s\n", s.PC, "<"+im.Describe(s.PC)+">", s.Inst.Text, r.effects(s, o, frames[i]))
+			if line == lastLine && len(o.Notes[i]) == 0 {
+				repeats++ // a loop of one instruction that changes nothing visible
+				continue
+			}
+			flushRepeat()
+			b.WriteString(line)
+			lastLine = line
 		}
 		for _, n := range o.Notes[i] {
 			fmt.Fprintf(&b, "        %s\n", n)
 		}
 	}
+	flushRepeat()
 	flushHidden()
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "  (%d more steps not recorded: the limit is %d)\n", r.Dropped, len(r.Steps))

@@ -31,7 +31,8 @@ func cmdTrace(args []string, w io.Writer) error {
 	scenario := fs.String("scenario", "default", "which kernel users are registered")
 	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
 	all := fs.Bool("all", false, "also list the traced function's and the driver's instructions")
-	asJSON := fs.Bool("json", false, "print JSON: every step (with its unit), then the findings")
+	asJSON := fs.Bool("json", false, "print JSON: the call's check result with every step of every unit")
+	limit := fs.Uint64("limit", 1000000, "instructions before the run counts as runaway (each costs a Go call here)")
 	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return []string{*workload} })
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func cmdTrace(args []string, w io.Writer) error {
 	default:
 		return usagef("which trampoline? --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
 	}
-	cfg := check.Config{Arch: a, Tramp: t, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed}
+	cfg := check.Config{Arch: a, Tramp: t, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
 	if *pair != "" {
 		other := trampolines.Entry
 		if t.Role == trampolines.Entry {
@@ -72,6 +73,7 @@ func cmdTrace(args []string, w io.Writer) error {
 	cfg.Started = func(h *harness.Harness) error {
 		im = h.Image
 		rec = trace.NewRecorder(im)
+		rec.Max = 50000 // one call of the deepest workload takes far fewer
 		text := a.Memory.Text
 		return h.M.Trace(rec, text.Base, text.End())
 	}

@@ -111,3 +111,24 @@ func TestTraceJSON(t *testing.T) {
 		})
 	}
 }
+
+// A runaway trampoline stops at --limit with a control finding, and the
+// trace folds the loop instead of printing it 50,000 times. Both arches.
+func TestTraceRunaway(t *testing.T) {
+	loops := map[string]string{
+		"x86_64": "SYM_CODE_START(return_to_handler)\n1:\tjmp\t1b\nSYM_CODE_END(return_to_handler)\n",
+		"s390x":  "SYM_CODE_START(return_to_handler)\n1:\tj\t1b\nSYM_CODE_END(return_to_handler)\n",
+	}
+	for _, arch := range []string{"x86_64", "s390x"} {
+		t.Run(arch, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "loop.S")
+			if err := os.WriteFile(p, []byte(loops[arch]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runCases(t, []cliCase{
+				{[]string{"trace", "--arch", arch, "--file", p, "--role", "exit", "--limit", "20000"}, 1, "the line above", ""},
+				{[]string{"trace", "--arch", arch, "--file", p, "--role", "exit", "--limit", "20000"}, 1, "control: instruction limit", ""},
+			})
+		})
+	}
+}
