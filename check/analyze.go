@@ -26,6 +26,9 @@ type analyzer struct {
 	// cutShort is an invocation of the trampoline under test that never
 	// left it (the run stopped inside, or control went nowhere).
 	cutShort *harness.Invocation
+	// runs counts the invocations of the trampoline under test: the
+	// divisor of its cost per traced call.
+	runs uint64
 }
 
 func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
@@ -106,8 +109,10 @@ func (z *analyzer) runError(err error) {
 func (z *analyzer) invocation(inv *harness.Invocation) {
 	a, conv, role := z.a, z.conv, z.t.Role
 	sp := inv.Before[a.SP]
+	z.runs++
 	if inv.Left {
 		z.control(inv)
+		z.calledKernel(inv)
 		if want := conv.wantSP(role, inv, a.SP); inv.After[a.SP] != want {
 			z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("sp not restored by %s", z.roleName()),
 				fmt.Sprintf("leaves with sp = entry sp %+d, want %+d", int64(inv.After[a.SP]-sp), int64(want-sp)))
@@ -133,6 +138,26 @@ func (z *analyzer) invocation(inv *harness.Invocation) {
 		z.col.add(StaleRead, rd.Slot, "", fmt.Sprintf("%s read %s through %s, but %s never wrote it", rd.Caller, rd.Slot, rd.Accessor, z.roleName()), "")
 	}
 	z.stackWrites(inv)
+}
+
+// calledKernel: the entry trampoline must call the ftrace_ops callback once
+// per run (the tracers never run otherwise) and return_to_handler must call
+// ftrace_return_to_handler (more than once in one run when frames of a tail
+// call share the hooked return address: it then returns to itself).
+func (z *analyzer) calledKernel(inv *harness.Invocation) {
+	want, detail := harness.HostOpsListFunc, "the kernel calls the tracers once per traced call"
+	if z.t.Role == trampolines.Exit {
+		want, detail = harness.HostReturnToHandler, "only ftrace_return_to_handler knows the original return address"
+	}
+	n := 0
+	for i := range inv.Calls {
+		if inv.Calls[i].Name == want {
+			n++
+		}
+	}
+	if n == 0 || (n > 1 && z.t.Role == trampolines.Entry) {
+		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), want, n), detail)
+	}
 }
 
 func (z *analyzer) control(inv *harness.Invocation) {

@@ -143,12 +143,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res.OK = res.Errors() == 0
 
 	unit := h.EntryUnit()
-	runs := h.Dispatches
 	if cfg.Tramp.Role == trampolines.Exit {
-		unit, runs = h.ExitUnit(), h.Returns
+		unit = h.ExitUnit()
 	}
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
-	res.Metrics = m.per(runs)
+	res.Metrics = m.per(z.runs)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {
 		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)

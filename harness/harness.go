@@ -357,11 +357,10 @@ func (h *Harness) enableGraphPath() error {
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
 	h.Dispatches++
-	hc := h.noteHostCall(HostOpsListFunc, fregs, h.Arch.Frame)
+	h.noteHostCall(HostOpsListFunc, fregs, h.Arch.Frame)
 	if inv := h.inv; inv != nil {
 		inv.Func = ip
 	}
-	_ = hc
 	h.K.OpsListFunc(ip, parent, op, fregs)
 	if inv := h.inv; inv != nil && fregs != 0 {
 		h.noteRedirect(inv, fregs)

@@ -61,6 +61,7 @@ func TestMeasureBrokenFiles(t *testing.T) {
 		{"x86_rth_loses_rax.S", trampolines.Exit, "add(1, 2) returned"},
 		{"x86_rth_plain_ret.S", trampolines.Exit, "native run of"},
 		{"x86_rth_unbalanced.S", trampolines.Exit, "native run of"},
+		{"x86_entry_skips_callback.S", trampolines.Entry, "return_to_handler ran 0 times"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			j := native.Job{Entry: native.Spec{Variant: "ftrace_caller"}, Exit: native.Spec{Variant: "rth-fixed"}, Calls: 1000, Repeats: 1}

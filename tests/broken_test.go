@@ -41,6 +41,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"x86_entry_skips_r9.S", []check.Kind{check.Clobber}},
 		{"x86_entry_forgets_cs.S", []check.Kind{check.StaleRead}},
 		{"x86_entry_misaligned.S", []check.Kind{check.Stack}},
+		{"x86_entry_skips_callback.S", []check.Kind{check.Control}},
 		{"x86_entry_ok.S", nil},
 		{"x86_rth_ok.S", nil},
 		{"s390x_rth_no_backchain.S", []check.Kind{check.Backchain}},
@@ -49,6 +50,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"s390x_entry_unbalanced.S", []check.Kind{check.Stack}},
 		{"s390x_entry_wrong_gpr15.S", []check.Kind{check.WrongValue}},
 		{"s390x_entry_clobbers_r3.S", []check.Kind{check.Clobber}},
+		{"s390x_entry_skips_callback.S", []check.Kind{check.Control}},
 		{"s390x_entry_ok.S", nil},
 		{"s390x_rth_ok.S", nil},
 	}
