@@ -152,18 +152,24 @@ func cmdList(args []string, w io.Writer) error {
 	return nil
 }
 
+// parseArch parses a command's flags (no positional arguments) and
+// resolves --arch.
+func parseArch(fs *flag.FlagSet, args []string, arch *string) (*regs.Arch, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	return archOf(*arch)
+}
+
 // parseRun parses the flags of a command that runs a pairing (check,
 // trace) and resolves the arch and the scenario, and checks the workloads
 // (a func: they are known only after parsing).
 func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.Scenario, error) {
 	var none harness.Scenario
-	if err := parse(fs, args); err != nil {
-		return nil, none, err
-	}
-	if fs.NArg() > 0 {
-		return nil, none, usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
-	}
-	a, err := archOf(*arch)
+	a, err := parseArch(fs, args, arch)
 	if err != nil {
 		return nil, none, err
 	}
@@ -182,11 +188,9 @@ func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads
 func cmdCheck(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	arch := archFlag(fs, "")
-	var variants, workloads multi
-	fs.Var(&variants, "variant", "variant to check (repeatable; default: every variant of the arch)")
+	pick := addPickFlags(fs, "variant to check (repeatable; default: every variant of the arch)", false)
+	var workloads multi
 	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
-	file := fs.String("file", "", "your kernel-style .S (defines ftrace_caller or return_to_handler)")
-	role := fs.String("role", "", "with --file: entry or exit")
 	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
 	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -195,26 +199,9 @@ func cmdCheck(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var tramps []harness.Tramp
-	if *file != "" {
-		t, err := harness.FromFile(a, *file, trampolines.Role(*role))
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		tramps = append(tramps, t)
-	} else if *role != "" {
-		return usagef("--role goes with --file")
-	}
-	for _, name := range variants {
-		v, err := harness.FindVariant(a, "", name)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		t, err := harness.FromVariant(v)
-		if err != nil {
-			return err
-		}
-		tramps = append(tramps, t)
+	tramps, err := pick.tramps(a)
+	if err != nil {
+		return err
 	}
 	if len(tramps) == 0 {
 		if tramps, err = check.Variants(a, ""); err != nil {
@@ -225,7 +212,7 @@ func cmdCheck(args []string, w io.Writer) error {
 	for _, t := range tramps {
 		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
 		if err != nil {
-			if *file != "" {
+			if *pick.file != "" {
 				return usageError{err.Error()}
 			}
 			return err

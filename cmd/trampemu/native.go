@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"trampemu/harness"
 	"trampemu/native"
 	"trampemu/report"
 	"trampemu/trampolines"
@@ -15,21 +14,11 @@ import (
 func cmdNative(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("native", flag.ContinueOnError)
 	arch := archFlag(fs, "x86_64")
-	var variants multi
-	fs.Var(&variants, "variant", "variant to time in its intended pairing (repeatable; default: every x86-64 variant)")
-	file := fs.String("file", "", "your kernel-style .S instead of a variant")
-	role := fs.String("role", "", "with --file: entry or exit")
-	pair := fs.String("pair", "", "the variant for the other role of --file or a single --variant (default: the intended pair, for a file the kernel's current one)")
+	pick := addPickFlags(fs, "variant to time in its intended pairing (repeatable; default: every x86-64 variant)", true)
 	calls := fs.Int("calls", 200000, "calls per timed loop")
 	repeats := fs.Int("repeats", 5, "timed loops per mode (the fastest counts)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
-	}
-	a, err := archOf(*arch)
+	a, err := parseArch(fs, args, arch)
 	if err != nil {
 		return err
 	}
@@ -39,52 +28,26 @@ func cmdNative(args []string, w io.Writer) error {
 	if err := native.Supported(); err != nil {
 		return err
 	}
+	tramps, err := pick.tramps(native.Arch)
+	if err != nil {
+		return err
+	}
 	var jobs []native.Job
-	addJob := func(t trampolines.Role, spec native.Spec, partner string) error {
-		j := native.Job{Arch: a.Name, Calls: *calls, Repeats: *repeats}
-		tr, err := spec.Tramp(t)
+	for _, t := range tramps {
+		partner, err := pick.partner(native.Arch, t)
 		if err != nil {
-			return usageError{err.Error()}
+			return err
 		}
-		other := trampolines.Exit
-		if t == trampolines.Exit {
-			other = trampolines.Entry
+		// The child rebuilds the pairing from names (and the file's path).
+		spec := native.Spec{Variant: t.Name}
+		if t.Variant == nil {
+			spec = native.Spec{File: *pick.file, Role: t.Role}
 		}
-		if partner == "" {
-			p, err := harness.Pair(native.Arch, tr)
-			if err != nil {
-				return err
-			}
-			partner = p.Name
-		} else if _, err := (native.Spec{Variant: partner}).Tramp(other); err != nil {
-			return usageError{err.Error()}
-		}
-		j.Entry, j.Exit = spec, native.Spec{Variant: partner}
-		if t == trampolines.Exit {
-			j.Entry, j.Exit = native.Spec{Variant: partner}, spec
+		j := native.Job{Arch: a.Name, Entry: spec, Exit: native.Spec{Variant: partner.Name}, Calls: *calls, Repeats: *repeats}
+		if t.Role == trampolines.Exit {
+			j.Entry, j.Exit = j.Exit, j.Entry
 		}
 		jobs = append(jobs, j)
-		return nil
-	}
-	if *file != "" {
-		r := trampolines.Role(*role)
-		if err := addJob(r, native.Spec{File: *file, Role: r}, *pair); err != nil {
-			return err
-		}
-	} else if *role != "" {
-		return usagef("--role goes with --file")
-	}
-	if *pair != "" && *file == "" && len(variants) != 1 {
-		return usagef("--pair goes with --file or a single --variant")
-	}
-	for _, name := range variants {
-		t, err := tramp(a, "", name)
-		if err != nil {
-			return err
-		}
-		if err := addJob(t.Role, native.Spec{Variant: name}, *pair); err != nil {
-			return err
-		}
 	}
 	if len(jobs) == 0 {
 		jobs = native.RegistryJobs(*calls, *repeats)

@@ -23,10 +23,7 @@ import (
 func cmdTrace(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	arch := archFlag(fs, "")
-	variant := fs.String("variant", "", "the variant to trace (see 'trampemu list')")
-	file := fs.String("file", "", "your kernel-style .S instead of a variant")
-	role := fs.String("role", "", "with --file: entry or exit")
-	pair := fs.String("pair", "", "the variant for the other role (default: the intended pair, for a file the kernel's current one)")
+	pick := addPickFlags(fs, "the variant to trace (see 'trampemu list')", true)
 	workload := fs.String("workload", "add", "the traced function the driver calls")
 	scenario := fs.String("scenario", "default", "which kernel users are registered")
 	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
@@ -37,36 +34,19 @@ func cmdTrace(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var t harness.Tramp
-	switch {
-	case *file != "" && *variant != "":
-		return usagef("give --variant or --file, not both")
-	case *file != "":
-		if t, err = harness.FromFile(a, *file, trampolines.Role(*role)); err != nil {
-			return usageError{err.Error()}
-		}
-	case *variant != "":
-		if *role != "" {
-			return usagef("--role goes with --file")
-		}
-		if t, err = tramp(a, "", *variant); err != nil {
-			return err
-		}
-	default:
-		return usagef("which trampoline? --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
+	tramps, err := pick.tramps(a)
+	if err != nil {
+		return err
 	}
-	cfg := check.Config{Arch: a, Tramp: t, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
-	if *pair != "" {
-		other := trampolines.Entry
-		if t.Role == trampolines.Entry {
-			other = trampolines.Exit
-		}
-		p, err := tramp(a, other, *pair)
-		if err != nil {
-			return err
-		}
-		cfg.Partner = &p
+	if len(tramps) != 1 {
+		return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
 	}
+	t := tramps[0]
+	partner, err := pick.partner(a, t)
+	if err != nil {
+		return err
+	}
+	cfg := check.Config{Arch: a, Tramp: t, Partner: &partner, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
 	var rec *trace.Recorder
 	var im *asm.Image
 	obs := &observed{}
@@ -80,7 +60,7 @@ func cmdTrace(args []string, w io.Writer) error {
 	cfg.Observe = obs.add
 	rs, err := check.Run(cfg)
 	if err != nil {
-		if *file != "" {
+		if *pick.file != "" {
 			return usageError{err.Error()}
 		}
 		return err
@@ -129,15 +109,6 @@ func renderTrace(w io.Writer, arch string, r check.Result, rec *trace.Recorder, 
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	return nil
-}
-
-// tramp resolves a variant name of an arch (any role when role is "").
-func tramp(a *regs.Arch, role trampolines.Role, name string) (harness.Tramp, error) {
-	v, err := harness.FindVariant(a, role, name)
-	if err != nil {
-		return harness.Tramp{}, usageError{err.Error()}
-	}
-	return harness.FromVariant(v)
 }
 
 // observed keeps, from the checked call, what the trace shows next to the
