@@ -1,5 +1,3 @@
-//go:build linux && amd64
-
 package native
 
 import (
@@ -15,7 +13,7 @@ import (
 	"trampemu/trampolines"
 )
 
-// callNative is in call_amd64.s.
+// callNative is in call_linux_amd64.s.
 func callNative(fn, stack, a0, a1 uintptr)
 
 // Supported reports whether this host can run the native timing.
