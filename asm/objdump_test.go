@@ -50,6 +50,7 @@ type objdumpInput struct {
 	text    []byte
 	defines map[string]string
 	headers map[string][]byte
+	with    []asm.Source // linked alongside (not compared)
 }
 
 // label names the file and its defines in reports.
@@ -110,9 +111,12 @@ func objdumpInputs(t *testing.T, a *regs.Arch) []objdumpInput {
 			out = append(out, objdumpInput{arch: a, name: "trampolines/" + f, text: read(f), headers: headers})
 		}
 	}
+	// runtime/data.S holds the runtime's data and no code.
 	wl, rt := "workloads/"+a.Name+".S", "runtime/"+a.Name+".S"
+	defs := trampolines.RuntimeDefines(a)
 	out = append(out, objdumpInput{arch: a, name: "trampolines/" + wl, text: read(wl)},
-		objdumpInput{arch: a, name: "trampolines/" + rt, text: read(rt), defines: trampolines.RuntimeDefines(a)})
+		objdumpInput{arch: a, name: "trampolines/" + rt, text: read(rt), defines: defs,
+			with: []asm.Source{{Name: "trampolines/runtime/data.S", Text: read("runtime/data.S"), Defines: defs}}})
 	td := filepath.Join("..", "emu", "testdata", a.Name+".S")
 	text, err := os.ReadFile(td)
 	if err != nil {
@@ -308,8 +312,8 @@ func TestDisassemblerMatchesObjdump(t *testing.T) {
 			total := 0
 			for _, in := range objdumpInputs(t, a) {
 				opt := asm.Options{Arch: a, Defines: in.defines, HostFuncs: objdumpHostFuncs, Headers: in.headers}
-				im, err := asm.Build(opt, asm.Source{Name: in.name, Text: in.text},
-					asm.Source{Name: "objdump_data.S", Text: []byte(objdumpData)})
+				srcs := append([]asm.Source{{Name: in.name, Text: in.text}, {Name: "objdump_data.S", Text: []byte(objdumpData)}}, in.with...)
+				im, err := asm.Build(opt, srcs...)
 				var te *asm.ToolError
 				if errors.As(err, &te) {
 					t.Fatal(err) // names the Debian package to install

@@ -60,20 +60,26 @@ type Setup struct {
 	Exit  Tramp
 }
 
-// Build assembles and links the pairing with the runtime and workloads.
+// Build assembles and links the pairing with the runtime (data.S and
+// <arch>.S) and the workloads.
 func (s Setup) Build() (*asm.Image, error) {
 	a := s.Arch
-	rt, err := fs.ReadFile(trampolines.Files, "runtime/"+a.Name+".S")
-	if err != nil {
-		return nil, err
+	defs := trampolines.RuntimeDefines(a)
+	var rt []asm.Source
+	for _, f := range []string{"runtime/data.S", "runtime/" + a.Name + ".S"} {
+		text, err := fs.ReadFile(trampolines.Files, f)
+		if err != nil {
+			return nil, err
+		}
+		rt = append(rt, asm.Source{Name: "trampolines/" + f, Text: text, Defines: defs})
 	}
-	return s.BuildWith(asm.Source{Name: "trampolines/runtime/" + a.Name + ".S", Text: rt, Defines: trampolines.RuntimeDefines(a)})
+	return s.BuildWith(rt...)
 }
 
 // BuildWith links the pairing and the workloads with the given runtime
-// (the emulator's drivers, or the native runner's) and checks that the
-// trampolines define what the harness needs.
-func (s Setup) BuildWith(runtime asm.Source) (*asm.Image, error) {
+// sources (the emulator's drivers, or the native runner's) and checks that
+// the trampolines define what the harness needs.
+func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	a := s.Arch
 	wl, err := fs.ReadFile(trampolines.Files, "workloads/"+a.Name+".S")
 	if err != nil {
@@ -89,9 +95,13 @@ func (s Setup) BuildWith(runtime asm.Source) (*asm.Image, error) {
 		IncludeDirs: append(append([]string{}, s.Entry.IncludeDirs...), s.Exit.IncludeDirs...)}
 	entry, exit := s.Entry.Source, s.Exit.Source
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
-	runtime.Unit = runtimeUnit
-	im, err := asm.Build(opt, entry, exit, runtime,
-		asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
+	srcs := []asm.Source{entry, exit}
+	for _, r := range runtime {
+		r.Unit = runtimeUnit
+		srcs = append(srcs, r)
+	}
+	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
+	im, err := asm.Build(opt, srcs...)
 	if err != nil {
 		return nil, err
 	}

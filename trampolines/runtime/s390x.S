@@ -1,44 +1,20 @@
 /*
- * trampemu's s390x runtime: the kernel data the trampolines read
- * (function_trace_op; ftrace_func, through which current kernels call the
- * ops callback; ftrace_trace_function, the v4.x name), ftrace_stub, and
- * the two drivers that call workloads (see the x86-64 runtime); a record of
- * the checked driver's call table has the buffer for a struct returned
- * through memory. The harness sets r15 to the driver's
+ * trampemu's s390x runtime: the s390x-only kernel data (ftrace_func,
+ * through which current kernels call the ops callback;
+ * ftrace_trace_function, the v4.x name; the rest is in data.S),
+ * ftrace_stub, and the two drivers that call workloads (see the x86-64
+ * runtime); a record of the checked driver's call table has the buffer for
+ * a struct returned through memory. The harness sets r15 to the driver's
  * frame, whose back chain (152) is 0: the end of the chain.
  */
 	.data
 	.balign 8
-SYM_DATA_START(function_trace_op)
-	.quad	0
-SYM_DATA_END(function_trace_op)
 SYM_DATA_START(ftrace_func)
 	.quad	0
 SYM_DATA_END(ftrace_func)
 SYM_DATA_START(ftrace_trace_function)
 	.quad	0
 SYM_DATA_END(ftrace_trace_function)
-SYM_DATA_START(trampemu_target)
-	.quad	0
-SYM_DATA_END(trampemu_target)
-SYM_DATA_START(trampemu_args)
-	.quad	0, 0, 0, 0, 0, 0
-SYM_DATA_END(trampemu_args)
-SYM_DATA_START(trampemu_count)
-	.quad	0
-SYM_DATA_END(trampemu_count)
-SYM_DATA_START(trampemu_result)
-	.quad	0, 0
-SYM_DATA_END(trampemu_result)
-SYM_DATA_START(trampemu_cursor)
-	.quad	0
-SYM_DATA_END(trampemu_cursor)
-SYM_DATA_START(trampemu_end)
-	.quad	0
-SYM_DATA_END(trampemu_end)
-SYM_DATA_START(trampemu_calls)
-	.skip	TREC_SIZE * TREC_BATCH
-SYM_DATA_END(trampemu_calls)
 
 	.text
 SYM_FUNC_START_WEAK(ftrace_stub)

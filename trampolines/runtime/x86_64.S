@@ -1,6 +1,6 @@
 /*
- * trampemu's x86-64 runtime: the kernel data the trampolines read, the
- * ftrace_stub they call before patching, a direct trampoline for
+ * trampemu's x86-64 runtime (its data is in data.S): the ftrace_stub the
+ * trampolines call before patching, a direct trampoline for
  * arch_ftrace_set_direct_caller, and the two drivers that call workloads:
  *  - trampemu_checked_loop: batches of calls described in memory (canary
  *    registers, arguments, target), one host call per batch (trampemu_next
@@ -10,33 +10,6 @@
  *    (benchmarks with checks off).
  * Both end at trampemu_exit.
  */
-	.data
-	.balign 8
-SYM_DATA_START(function_trace_op)
-	.quad	0
-SYM_DATA_END(function_trace_op)
-SYM_DATA_START(trampemu_target)
-	.quad	0
-SYM_DATA_END(trampemu_target)
-SYM_DATA_START(trampemu_args)
-	.quad	0, 0, 0, 0, 0, 0
-SYM_DATA_END(trampemu_args)
-SYM_DATA_START(trampemu_count)
-	.quad	0
-SYM_DATA_END(trampemu_count)
-SYM_DATA_START(trampemu_result)
-	.quad	0, 0
-SYM_DATA_END(trampemu_result)
-SYM_DATA_START(trampemu_cursor)
-	.quad	0
-SYM_DATA_END(trampemu_cursor)
-SYM_DATA_START(trampemu_end)
-	.quad	0
-SYM_DATA_END(trampemu_end)
-SYM_DATA_START(trampemu_calls)
-	.skip	TREC_SIZE * TREC_BATCH
-SYM_DATA_END(trampemu_calls)
-
 	.text
 SYM_FUNC_START_WEAK(ftrace_stub)
 	RET
