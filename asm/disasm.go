@@ -456,6 +456,13 @@ var (
 	}
 )
 
+// xcClears reports an xc whose two operands are the same field (the same
+// base and displacement; the length is shared): the s390x idiom for
+// zeroing storage.
+func xcClears(op string, mem []MemRef) bool {
+	return op == "xc" && len(mem) == 2 && mem[0].Base == mem[1].Base && mem[0].Index == mem[1].Index && mem[0].Disp == mem[1].Disp
+}
+
 // relLoadStore describes the access of a relative-long load or store.
 func relLoadStore(op string, in *Inst) (MemRef, bool) {
 	if !strings.HasSuffix(op, "rl") || op == "larl" || op == "exrl" {
@@ -537,6 +544,15 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 		}
 	case s390xSS[op].loads+s390xSS[op].stores > 0:
 		ss := s390xSS[op]
+		if xcClears(op, in.Mem) {
+			// xc of a field with itself zeroes it without reading it: QEMU
+			// translates it to plain stores of zero (target/s390x/tcg/
+			// translate.c op_xc, "If the addresses are identical, this is a
+			// store/memset of zero", Unicorn 2.1.1), so the emulator does
+			// no load; the one operand is written.
+			ss.loads = 0
+			in.Mem = in.Mem[:1]
+		}
 		for i := 0; i < ss.loads; i++ {
 			load(length)
 		}
@@ -553,7 +569,7 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 		case s390xSS[op].loads+s390xSS[op].stores > 0:
 			// SS format: operand 1 is read and written (mvc: written), operand 2 read.
 			r.Size = length
-			r.Load = i == 1 || op != "mvc"
+			r.Load = (i == 1 || op != "mvc") && !(op == "xc" && len(in.Mem) == 1)
 			r.Store = i == 0 && s390xSS[op].stores > 0
 		case len(in.Mem) == 1:
 			r.Size = in.LoadBytes + in.StoreBytes

@@ -1,0 +1,59 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/harness"
+	"trampemu/regs"
+)
+
+// TestBlockCountersEqualPerInstructionCount proves the costs every table
+// shows: for every registry variant on every arch, the block counters
+// (block counts times the disassembler's facts) and emu's per-instruction
+// count (Unicorn's own instructions and memory accesses) agree exactly on
+// the same run.
+func TestBlockCountersEqualPerInstructionCount(t *testing.T) {
+	for _, a := range regs.Arches {
+		vs := harness.VariantsOf(a, "")
+		if len(vs) == 0 {
+			t.Fatalf("%s: no variants", a.Name)
+		}
+		for _, v := range vs {
+			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
+				e, err := Exact(a, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Runs == 0 || e.Independent.Instructions == 0 {
+					t.Fatalf("nothing counted: %+v", e)
+				}
+				if !e.Equal() {
+					t.Errorf("%s", e.Diff())
+				}
+			})
+		}
+	}
+}
+
+func TestExactnessDiffNamesEveryMismatch(t *testing.T) {
+	c := ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
+	same := Exactness{Emulated: c, Independent: c}
+	if !same.Equal() || same.Diff() != "" {
+		t.Errorf("equal counts reported as different: %q", same.Diff())
+	}
+	d := c
+	d.Loads, d.StoreBytes = 2, 40
+	diff := Exactness{Emulated: c, Independent: d}
+	if diff.Equal() {
+		t.Fatal("different counts reported equal")
+	}
+	for _, want := range []string{"loads: block counters 3, per-instruction 2", "store bytes: block counters 48, per-instruction 40"} {
+		if !strings.Contains(diff.Diff(), want) {
+			t.Errorf("diff %q lacks %q", diff.Diff(), want)
+		}
+	}
+	if strings.Contains(diff.Diff(), "instructions") {
+		t.Errorf("diff %q names a figure that agrees", diff.Diff())
+	}
+}

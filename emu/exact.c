@@ -1,0 +1,129 @@
+// exact.c: see exact.h. A code hook on every instruction notes which range
+// the instruction is in and counts it; a memory hook counts the loads and
+// stores Unicorn itself performs for it. Both are Unicorn's own view of
+// the execution: nothing here uses the disassembler or the block table.
+#include <stdlib.h>
+#include "exact.h"
+
+static void tm_exact_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm_exact *e = user;
+	e->cur = -1;
+	e->ni[0] = e->ni[1] = 0;
+	for (int i = 0; i < e->n; i++) {
+		if (addr >= e->lo[i] && addr < e->hi[i]) {
+			e->cur = i;
+			e->counts[i].insns++;
+			return;
+		}
+	}
+}
+
+// tm_exact_mem counts one access of the current instruction. QEMU splits a
+// multi-register access (s390x stmg/lmg) into one access per register, and
+// not in address order (lmg loads the first and the last register first):
+// the accesses of one kind whose bytes form one contiguous interval are
+// one access, as the instruction's memory operand is one access.
+static void tm_exact_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user) {
+	tm_exact *e = user;
+	if (e->cur < 0)
+		return;
+	tm_exact_count *c = &e->counts[e->cur];
+	int k = type == UC_MEM_WRITE ? 1 : 0;
+	uint64_t lo = addr, hi = addr + (uint64_t)size;
+	if (k)
+		c->store_bytes += (uint64_t)size;
+	else
+		c->load_bytes += (uint64_t)size;
+	// Merge [lo, hi) with every interval it touches.
+	int joined = 0;
+	for (int i = 0; i < e->ni[k];) {
+		if (lo <= e->ihi[k][i] && e->ilo[k][i] <= hi) {
+			lo = lo < e->ilo[k][i] ? lo : e->ilo[k][i];
+			hi = hi > e->ihi[k][i] ? hi : e->ihi[k][i];
+			e->ni[k]--;
+			e->ilo[k][i] = e->ilo[k][e->ni[k]];
+			e->ihi[k][i] = e->ihi[k][e->ni[k]];
+			joined++;
+			continue;
+		}
+		i++;
+	}
+	// A new interval is one more access; joining j intervals makes j - 1
+	// fewer.
+	int64_t delta = 1 - joined;
+	if (k)
+		c->stores += delta;
+	else
+		c->loads += delta;
+	if (e->ni[k] < TM_EXACT_SPANS) {
+		e->ilo[k][e->ni[k]] = lo;
+		e->ihi[k][e->ni[k]] = hi;
+		e->ni[k]++;
+	}
+}
+
+tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_err *err) {
+	if (n < 1 || n > TM_EXACT_RANGES) {
+		*err = UC_ERR_ARG;
+		return NULL;
+	}
+	tm_exact *e = calloc(1, sizeof(tm_exact));
+	if (!e) {
+		*err = UC_ERR_NOMEM;
+		return NULL;
+	}
+	e->uc = m->uc;
+	e->n = n;
+	e->cur = -1;
+	for (int i = 0; i < n; i++) {
+		e->lo[i] = lo[i];
+		e->hi[i] = hi[i];
+	}
+	// Every instruction, not only the ranges': the hook must also see
+	// control leave a range, or the next instruction's accesses would be
+	// counted against it.
+	*err = uc_hook_add(m->uc, &e->h_code, UC_HOOK_CODE, (void *)tm_exact_code, e, 1, 0);
+	if (*err == UC_ERR_OK)
+		*err = uc_hook_add(m->uc, &e->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, (void *)tm_exact_mem, e, 1, 0);
+	// Code made before the hooks existed does not call them.
+	if (*err == UC_ERR_OK)
+		*err = uc_ctl_flush_tb(m->uc);
+	if (*err == UC_ERR_OK)
+		*err = uc_ctl_flush_tlb(m->uc);
+	if (*err != UC_ERR_OK) {
+		tm_exact_stop(e);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+uc_err tm_exact_stop(tm_exact *e) {
+	uc_err err = UC_ERR_OK, err2 = UC_ERR_OK;
+	if (e->h_code)
+		err = uc_hook_del(e->uc, e->h_code);
+	if (e->h_mem)
+		err2 = uc_hook_del(e->uc, e->h_mem);
+	e->h_code = e->h_mem = 0;
+	if (err == UC_ERR_OK && err2 == UC_ERR_OK)
+		err = uc_ctl_flush_tb(e->uc); // drop the hooked translations
+	return err != UC_ERR_OK ? err : err2;
+}
+
+void tm_exact_free(tm_exact *e) { free(e); }
+
+// tm_raw_begin removes the block hook and the host-function hook (the
+// host stubs are then the plain return instructions they are) and drops
+// the translations made with them, for good: the machine stays raw. The
+// caller must have no watch, probe or tracer on (their hooks stay).
+uc_err tm_raw_begin(tm *m) {
+	uc_err err = UC_ERR_OK;
+	if (m->h_block && (err = uc_hook_del(m->uc, m->h_block)) != UC_ERR_OK)
+		return err;
+	m->h_block = 0;
+	if (m->h_host && (err = uc_hook_del(m->uc, m->h_host)) != UC_ERR_OK)
+		return err;
+	m->h_host = 0;
+	return uc_ctl_flush_tb(m->uc);
+}
+

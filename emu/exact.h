@@ -1,0 +1,35 @@
+// exact.h: the per-instruction counting mode (exact.c), an independent
+// check of the block counters: slow, used only to prove them.
+#ifndef TRAMPEMU_EXACT_H
+#define TRAMPEMU_EXACT_H
+
+#include "tm.h"
+
+#define TM_EXACT_RANGES 4
+#define TM_EXACT_SPANS 8
+
+typedef struct tm_exact_count {
+	uint64_t insns, loads, stores, load_bytes, store_bytes;
+} tm_exact_count;
+
+typedef struct tm_exact {
+	uc_engine *uc;
+	uint64_t lo[TM_EXACT_RANGES], hi[TM_EXACT_RANGES];
+	int n;
+	int cur;          // range of the instruction executing now, -1: none
+	// the byte intervals this instruction has accessed so far, per kind
+	// (0 load, 1 store): accesses that touch one interval are one access
+	uint64_t ilo[2][TM_EXACT_SPANS], ihi[2][TM_EXACT_SPANS];
+	int ni[2];
+	tm_exact_count counts[TM_EXACT_RANGES];
+	uc_hook h_code, h_mem;
+} tm_exact;
+
+tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_err *err);
+uc_err tm_exact_stop(tm_exact *e);
+void tm_exact_free(tm_exact *e);
+
+// Raw mode: every trampemu hook off (block counter and limit, host
+// functions, watch, probes, tracer), for a baseline of Unicorn's own speed.
+uc_err tm_raw_begin(tm *m);
+#endif
