@@ -39,6 +39,8 @@ type AllOptions struct {
 	SpeedN    uint64 // traced calls for the speed measurement (0: none)
 	Scenario  string // "" = default
 	Workloads []string
+	// Progress, when set, is called after each variant.
+	Progress func(arch, variant string)
 }
 
 // All checks every registry variant of the arches.
@@ -74,6 +76,9 @@ func All(arches []*regs.Arch, o AllOptions) ([]Summary, error) {
 				}
 			}
 			out = append(out, s)
+			if o.Progress != nil {
+				o.Progress(a.Name, v.Name)
+			}
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"trampemu/emu"
@@ -43,10 +44,10 @@ func (e Exactness) Equal() bool { return e.Emulated == e.Independent }
 
 // Diff names every figure on which the counts differ ("" when equal).
 func (e Exactness) Diff() string {
-	var s string
+	var s []string
 	add := func(name string, a, b float64) {
 		if a != b {
-			s += fmt.Sprintf("%s: block counters %g, per-instruction %g; ", name, a, b)
+			s = append(s, fmt.Sprintf("%s: block counters %g, per-instruction %g", name, a, b))
 		}
 	}
 	x, y := e.Emulated, e.Independent
@@ -55,7 +56,7 @@ func (e Exactness) Diff() string {
 	add("stores", x.Stores, y.Stores)
 	add("load bytes", x.LoadBytes, y.LoadBytes)
 	add("store bytes", x.StoreBytes, y.StoreBytes)
-	return s
+	return strings.Join(s, "; ")
 }
 
 // ExactCalls is how many checked calls of add Exact makes per variant.

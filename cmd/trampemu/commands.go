@@ -243,13 +243,23 @@ type fullReport struct {
 	// why there is none (a host that is not Linux x86-64, --native 0).
 	Native     []native.Result `json:"native,omitempty"`
 	NativeNote string          `json:"native_note,omitempty"`
+	// Exactness proves every variant's cost (report_extra.go); Emulation
+	// is the emulator's speed per arch against raw Unicorn; Charts the
+	// charts written next to report.md.
+	Exactness     []check.Exactness          `json:"exactness"`
+	Emulation     map[string]check.Emulation `json:"emulation,omitempty"`
+	Charts        []report.Chart             `json:"charts,omitempty"`
+	emulationList []check.Emulation
 }
 
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
 	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
-	speed := fs.Uint64("speed", 200000, "traced calls per speed measurement (0: none)")
+	speed := fs.Uint64("speed", 0, "traced calls per per-variant speed measurement, JSON only (0: none)")
+	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
+	emuRepeats := fs.Int("emu-repeats", 5, "rounds of the emulator-speed measurement")
+	exact := fs.Bool("exact", true, "prove every variant's cost with the per-instruction counter")
 	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	out := fs.String("out", "", "also write report.md and report.json into this folder")
@@ -261,7 +271,21 @@ func cmdReport(args []string, w io.Writer) error {
 		return err
 	}
 	var rep fullReport
-	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed}); err != nil {
+	nv := 0
+	for _, a := range as {
+		nv += len(harness.VariantsOf(a, ""))
+	}
+	steps := nv + len(scenarios.All())*len(as) + 3
+	if *exact {
+		steps += nv
+	}
+	if *emuCalls > 0 && *emuRepeats > 0 {
+		steps += len(as)
+	}
+	bar := newProgress(steps, stderrIsTerminal(), os.Stderr)
+	defer bar.finish()
+	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed,
+		Progress: func(arch, v string) { bar.step("checked " + arch + " " + v) }}); err != nil {
 		return err
 	}
 	for _, sc := range scenarios.All() {
@@ -271,6 +295,7 @@ func cmdReport(args []string, w io.Writer) error {
 				return fmt.Errorf("scenario %s on %s: %w", sc.Name, a.Name, err)
 			}
 			rep.Scenarios = append(rep.Scenarios, o)
+			bar.step("scenario " + sc.Name + " " + a.Name)
 		}
 	}
 	mc := scenarios.DefaultMeasureConfig()
@@ -278,9 +303,24 @@ func cmdReport(args []string, w io.Writer) error {
 	if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
 		return err
 	}
+	bar.step("shadow-stack measurements")
+	if *exact {
+		if rep.Exactness, err = exactnessRows(as, bar); err != nil {
+			return err
+		}
+	}
+	if rep.Emulation, rep.emulationList, err = emulationRows(as, *emuCalls, *emuRepeats, bar); err != nil {
+		return err
+	}
 	if rep.Native, rep.NativeNote, err = nativeRows(as, *nativeCalls); err != nil {
 		return err
 	}
+	bar.step("native timing")
+	if err := reportCharts(*out, &rep); err != nil {
+		return err
+	}
+	bar.step("charts")
+	bar.finish()
 	write := func(w io.Writer, asJSON bool) error {
 		if asJSON {
 			return report.WriteJSON(w, rep)
@@ -332,7 +372,7 @@ func cmdReport(args []string, w io.Writer) error {
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	rt, _ := emu.UnicornVersion()
 	notes := []string{
-		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters; ns/traced call is the whole traced call of `add` (fentry, entry trampoline, Go callbacks, function, return_to_handler) in the emulator with a function tracer and a graph user, checks off.", Version, rt),
+		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters, proven below against a per-instruction count; the emulator's speed is given per arch, with its spread, under \"Emulator speed against raw Unicorn\".", Version, rt),
 		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, calls),
 	}
 	if err := report.Markdown(w, "trampemu report", rep.Variants, notes); err != nil {
@@ -350,6 +390,9 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := markdownExtra(w, rep); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "## x86-64 on the host CPU")
 	fmt.Fprintln(w)
 	if rep.NativeNote != "" {

@@ -1,0 +1,179 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"trampemu/emu"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// Emulation is how fast an arch's current pairing runs in the emulator,
+// with checks off, against raw Unicorn running the same instruction
+// stream.
+//
+// The raw baseline: a second machine with the same image, the same fast
+// driver and a function tracer registered and enabled, on which
+// emu.Machine.GoRaw removed every trampemu hook (block counter, host
+// functions): the host stubs are then the return instructions they are and
+// Go is never called. That is the instruction stream of a function-tracer
+// traced call (driver, fentry call, entry trampoline, the callback stub,
+// the function) minus the host work; before timing, emu's per-instruction
+// counter checks on both machines that the two streams execute the same
+// instructions, loads and stores per call. A graph return cannot be run
+// raw: without Go nobody swaps the return address, so the graph call has
+// no raw twin; its speed is shown, the ratio is over the function-tracer
+// call.
+type Emulation struct {
+	Arch  string `json:"arch"`
+	Entry string `json:"entry"`
+	Exit  string `json:"exit"`
+	// TracedCallsPerS: traced calls of add per second with a function
+	// tracer and a graph user (entry and exit trampoline every call), the
+	// median of the repeats.
+	TracedCallsPerS float64 `json:"traced_calls_per_s"`
+	// RawUnicornRatio: ns per function-tracer traced call in the emulator
+	// (checks off) over ns per call of the same stream on raw Unicorn.
+	RawUnicornRatio float64 `json:"raw_unicorn_ratio"`
+	// The timings behind them: ns per call, median and range over the
+	// repeats, each repeat Calls calls in one emulator run.
+	GraphNs    Spread `json:"graph_ns"`
+	FunctionNs Spread `json:"function_ns"`
+	RawNs      Spread `json:"raw_ns"`
+	// InsnsPerCall is the instructions of one function-tracer traced call
+	// (the same raw and hooked).
+	InsnsPerCall float64 `json:"insns_per_call"`
+	Calls        uint64  `json:"calls"`
+	Repeats      int     `json:"repeats"`
+}
+
+// Spread is a median with the smallest and largest value.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+func spreadOf(xs []float64) Spread {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return Spread{}
+	}
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// MeasureEmulation times the arch's current pairing: repeats rounds, each
+// one run of calls traced calls per configuration (graph, function tracer,
+// raw), the configurations interleaved within a round.
+func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error) {
+	em := Emulation{Arch: a.Name, Calls: calls, Repeats: repeats}
+	entry, err := harness.Current(a, trampolines.Entry)
+	if err != nil {
+		return em, err
+	}
+	exit, err := harness.Current(a, trampolines.Exit)
+	if err != nil {
+		return em, err
+	}
+	em.Entry, em.Exit = entry.Name, exit.Name
+	setup := harness.Setup{Arch: a, Entry: entry, Exit: exit}
+	start := func(scenario string) (*harness.Harness, error) {
+		sc, err := harness.FindScenario(scenario)
+		if err != nil {
+			return nil, err
+		}
+		return harness.Start(setup, harness.Options{Checks: false, Timeout: 60 * time.Second}, sc)
+	}
+	graph, err := start("function-graph")
+	if err != nil {
+		return em, err
+	}
+	defer graph.Close()
+	fn, err := start("function")
+	if err != nil {
+		return em, err
+	}
+	defer fn.Close()
+	raw, err := start("function")
+	if err != nil {
+		return em, err
+	}
+	defer raw.Close()
+	if err := raw.M.GoRaw(); err != nil {
+		return em, err
+	}
+	hooked, err := streamPerCall(fn, 16)
+	if err != nil {
+		return em, err
+	}
+	bare, err := streamPerCall(raw, 16)
+	if err != nil {
+		return em, err
+	}
+	if hooked != bare || hooked.Instructions == 0 {
+		return em, fmt.Errorf("%s: the raw run is not the traced call's stream: hooked %+v, raw %+v per 16 calls", a.Name, hooked, bare)
+	}
+	em.InsnsPerCall = float64(hooked.Instructions) / 16
+	args := []uint64{1, 2, 3, 4, 5, 6}
+	timeOne := func(h *harness.Harness) (float64, error) {
+		t0 := time.Now()
+		if err := h.RunFast("add", args, calls); err != nil {
+			return 0, err
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(calls), nil
+	}
+	var gs, fs, rs []float64
+	// One untimed round warms the translation caches.
+	for r := -1; r < repeats; r++ {
+		g, err := timeOne(graph)
+		if err != nil {
+			return em, fmt.Errorf("%s graph: %w", a.Name, err)
+		}
+		f, err := timeOne(fn)
+		if err != nil {
+			return em, fmt.Errorf("%s function tracer: %w", a.Name, err)
+		}
+		w, err := timeOne(raw)
+		if err != nil {
+			return em, fmt.Errorf("%s raw: %w", a.Name, err)
+		}
+		if r >= 0 {
+			gs, fs, rs = append(gs, g), append(fs, f), append(rs, w)
+		}
+	}
+	if graph.Returns == 0 || fn.FunctionHits == 0 {
+		return em, fmt.Errorf("%s: the timed calls were not traced (%d graph returns, %d function-tracer hits)", a.Name, graph.Returns, fn.FunctionHits)
+	}
+	em.GraphNs, em.FunctionNs, em.RawNs = spreadOf(gs), spreadOf(fs), spreadOf(rs)
+	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
+	em.RawUnicornRatio = em.FunctionNs.Median / em.RawNs.Median
+	return em, nil
+}
+
+// streamPerCall counts, with emu's per-instruction counter over the text
+// and the host stubs, what n fast-driver calls of add execute.
+func streamPerCall(h *harness.Harness, n uint64) (emu.ExactCount, error) {
+	mm := h.Arch.Memory
+	ec, err := h.M.CountExact(emu.Range{Lo: mm.Text.Base, Hi: mm.Text.End()}, emu.Range{Lo: mm.Stubs.Base, Hi: mm.Stubs.End()})
+	if err != nil {
+		return emu.ExactCount{}, err
+	}
+	runErr := h.RunFast("add", []uint64{1, 2, 3, 4, 5, 6}, n)
+	if err := ec.Close(); err != nil {
+		return emu.ExactCount{}, err
+	}
+	if runErr != nil {
+		return emu.ExactCount{}, runErr
+	}
+	c := ec.Counts()
+	return emu.ExactCount{Instructions: c[0].Instructions + c[1].Instructions, Loads: c[0].Loads + c[1].Loads,
+		Stores: c[0].Stores + c[1].Stores, LoadBytes: c[0].LoadBytes + c[1].LoadBytes, StoreBytes: c[0].StoreBytes + c[1].StoreBytes}, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/native"
+	"trampemu/regs"
+	"trampemu/report"
+)
+
+// valgrindInstructions, when set, returns valgrind's instruction count
+// per traced call of an x86-64 variant run natively (issue 10a's
+// native.ValgrindCounts is to be wired in here by whoever merges both);
+// nil leaves the exactness table's valgrind column empty ("-", JSON
+// null). It is never called for s390x.
+var valgrindInstructions func(variant string) (float64, error)
+
+// exactnessRows proves every variant's cost (check.Exact) and fills the
+// valgrind column where it can.
+func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
+	var rows []check.Exactness
+	for _, a := range as {
+		for _, v := range harness.VariantsOf(a, "") {
+			e, err := check.Exact(a, v)
+			if err != nil {
+				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
+			}
+			if valgrindInstructions != nil && a == native.Arch {
+				n, err := valgrindInstructions(v.Name)
+				if err != nil {
+					return rows, fmt.Errorf("valgrind count of %s: %w", v.Name, err)
+				}
+				e.Valgrind = &n
+			}
+			rows = append(rows, e)
+			p.step("exactness " + a.Name + " " + v.Name)
+		}
+	}
+	return rows, nil
+}
+
+// emulationRows measures each arch's emulator speed against raw Unicorn.
+func emulationRows(as []*regs.Arch, calls uint64, repeats int, p *progress) (map[string]check.Emulation, []check.Emulation, error) {
+	if calls == 0 || repeats <= 0 {
+		return nil, nil, nil
+	}
+	m := map[string]check.Emulation{}
+	var list []check.Emulation
+	for _, a := range as {
+		e, err := check.MeasureEmulation(a, calls, repeats)
+		if err != nil {
+			return nil, nil, fmt.Errorf("emulation speed on %s: %w", a.Name, err)
+		}
+		m[a.Name] = e
+		list = append(list, e)
+		p.step("emulation speed " + a.Name)
+	}
+	return m, list, nil
+}
+
+// reportCharts writes the charts into dir/ (nothing without --out).
+func reportCharts(dir string, rep *fullReport) error {
+	if dir == "" {
+		return nil
+	}
+	cs, err := report.WriteCharts(dir, rep.Variants, rep.ShadowStack)
+	if err != nil {
+		return err
+	}
+	for i := range cs {
+		for j, f := range cs[i].Files {
+			cs[i].Files[j] = filepath.Base(f) // relative to report.md
+		}
+	}
+	rep.Charts = cs
+	return nil
+}
+
+// markdownExtra renders the exactness proof, the emulator speed and the
+// chart list.
+func markdownExtra(w io.Writer, rep fullReport) error {
+	if len(rep.Exactness) > 0 {
+		fmt.Fprintln(w, "## Exact counts, proven")
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Per traced call of `add` (%d checked calls, default scenario): the block counters (C block counts times the disassembler's facts: what the tables above show) against emu's per-instruction counting mode on the same run (a C hook on every instruction and on every memory access: Unicorn's own view; an access split by QEMU into pieces of one contiguous field counts once), and valgrind's count of the same code run natively (x86-64; `-` where none was made). One figure means both counters agree.\n\n", check.ExactCalls)
+		if err := report.ExactnessTable(w, rep.Exactness); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.emulationList) > 0 {
+		fmt.Fprintln(w, "## Emulator speed against raw Unicorn")
+		fmt.Fprintln(w)
+		e := rep.emulationList[0]
+		fmt.Fprintf(w, "Each arch's current pairing with checks off, `add` through the fast driver, %d calls per run, median [min-max] of %d interleaved rounds after a warm-up. Raw Unicorn is a second machine with the same image and a function tracer enabled from which every trampemu hook was removed (no block counter, no host-function hook: the host stubs are plain returns and Go never runs); its instruction stream equals the function-tracer call's (checked per call with the per-instruction counter: instructions, loads, stores). The overhead is function tracer / raw; a graph return has no raw twin (without Go nobody swaps the return address).\n\n", e.Calls, e.Repeats)
+		if err := report.EmulationTable(w, rep.emulationList); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.Charts) > 0 {
+		fmt.Fprintln(w, "## Charts")
+		fmt.Fprintln(w)
+		for _, c := range rep.Charts {
+			fmt.Fprintf(w, "- %s: %s\n", c.Title, joinLinks(c.Files))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func joinLinks(files []string) string {
+	s := ""
+	for i, f := range files {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("[%s](%s)", filepath.Ext(f)[1:], f)
+	}
+	return s
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"trampemu/check"
+)
+
+// ExactnessTable renders the exactness proof in Markdown: per variant the
+// block-counter cost, the per-instruction count and valgrind's count
+// (x86-64, when the caller filled it in).
+func ExactnessTable(w io.Writer, rows []check.Exactness) error {
+	fmt.Fprintln(w, "| arch | variant | insns (block counters / per-instruction / valgrind) | loads | stores | bytes loaded | bytes stored | equal |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|---|")
+	for _, e := range rows {
+		vg := "-"
+		if e.Valgrind != nil {
+			vg = num(*e.Valgrind)
+		}
+		pair := func(a, b float64) string {
+			if a == b {
+				return num(a)
+			}
+			return num(a) + " / " + num(b)
+		}
+		eq := "yes"
+		if !e.Equal() {
+			eq = "NO: " + e.Diff()
+		}
+		x, y := e.Emulated, e.Independent
+		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s | %s | %s | %s | %s |\n", e.Arch, e.Variant,
+			num(x.Instructions), num(y.Instructions), vg, pair(x.Loads, y.Loads), pair(x.Stores, y.Stores),
+			pair(x.LoadBytes, y.LoadBytes), pair(x.StoreBytes, y.StoreBytes), eq)
+	}
+	return nil
+}
+
+// EmulationTable renders the emulator's speed against raw Unicorn.
+func EmulationTable(w io.Writer, ems []check.Emulation) error {
+	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph) | ns/call graph | ns/call function tracer | ns/call raw Unicorn | overhead vs raw | insns/call |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|")
+	sp := func(s check.Spread) string { return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Min, s.Max) }
+	for _, e := range ems {
+		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %.2fx | %s |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
+			sp(e.GraphNs), sp(e.FunctionNs), sp(e.RawNs), e.RawUnicornRatio, num(e.InsnsPerCall))
+	}
+	return nil
+}
