@@ -151,6 +151,7 @@ type Graph struct {
 
 	stats GraphStats
 	warns warnings
+	watch func(GraphEvent) // fgraph_watch.go
 }
 
 // NewGraph builds a tracer with one task ("init") whose shadow stack is

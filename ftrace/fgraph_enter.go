@@ -124,7 +124,11 @@ func (g *Graph) callEntry(o *GraphOps, trace *GraphEnt, fregs *regs.Frame) bool 
 	}
 	prev := fregs.Swap(o.Name)
 	defer fregs.Swap(prev)
-	return o.EntryFunc(g, trace, o, fregs)
+	traced := o.EntryFunc(g, trace, o, fregs)
+	if traced && g.watch != nil {
+		g.watch(GraphEvent{User: o.Name, Func: trace.Func, Depth: trace.Depth})
+	}
+	return traced
 }
 
 // ReserveData is fgraph_reserve_data (kernel/trace/fgraph.c, v6.11+), called

@@ -89,6 +89,9 @@ func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
 
 func (g *Graph) callRet(o *GraphOps, trace *GraphRet, fregs *regs.Frame) {
 	g.stats.RetFuncs++
+	if g.watch != nil {
+		g.watch(GraphEvent{User: o.Name, Return: true, Func: trace.Func, Depth: trace.Depth, Retval: trace.Retval, HasRetval: trace.HasRetval})
+	}
 	if o.RetFunc != nil {
 		prev := fregs.Swap(o.Name)
 		o.RetFunc(g, trace, o, fregs)

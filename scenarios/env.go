@@ -24,6 +24,8 @@ type runCtx struct {
 	a    *regs.Arch
 	hdr  ftrace.HeaderEncoding
 	envs []*env
+	// watch, when set, sees each new machine (Scenario.RunWatched).
+	watch func(h *harness.Harness)
 }
 
 // env is one machine with the arch's current pairing loaded, tracing
@@ -92,6 +94,9 @@ func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
 	h, err := newMachine(r.a)
 	if err != nil {
 		return nil, setupError{err}
+	}
+	if r.watch != nil {
+		r.watch(h)
 	}
 	e := &env{r: r, a: r.a, hdr: hdr, h: h, k: h.K, g: h.K.Graph, mem: h.K.Mem, syms: Symbols(h)}
 	fh := fnv.New64a()

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"trampemu/ftrace"
+	"trampemu/harness"
 	"trampemu/regs"
 )
 
@@ -106,6 +107,13 @@ func (e setupError) Unwrap() error { return e.err }
 // goes wrong once it runs (a failed expectation, a guest fault) is a
 // finding in the Outcome.
 func (s Scenario) Run(a *regs.Arch, hdr ftrace.HeaderEncoding) (Outcome, error) {
+	return s.RunWatched(a, hdr, nil)
+}
+
+// RunWatched is Run with watch called for each machine the scenario
+// builds, before it runs anything (e.g. to watch its function-graph users:
+// `scenario run --format function_graph`).
+func (s Scenario) RunWatched(a *regs.Arch, hdr ftrace.HeaderEncoding, watch func(h *harness.Harness)) (Outcome, error) {
 	if a == nil {
 		return Outcome{}, fmt.Errorf("scenario %s: no architecture", s.Name)
 	}
@@ -117,7 +125,7 @@ func (s Scenario) Run(a *regs.Arch, hdr ftrace.HeaderEncoding) (Outcome, error) 
 	case s.UsesHeader:
 		out.Header = hdr.String()
 	}
-	r := &runCtx{out: &out, a: a, hdr: hdr, name: s.Name}
+	r := &runCtx{out: &out, a: a, hdr: hdr, name: s.Name, watch: watch}
 	defer r.close()
 	err := s.run(r)
 	var se setupError

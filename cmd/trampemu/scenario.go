@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"trampemu/ftrace"
+	"trampemu/harness"
 	"trampemu/scenarios"
 )
 
@@ -30,7 +31,8 @@ func scenarioRun(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("scenario run", flag.ContinueOnError)
 	arch := archFlag(fs, "")
 	header := fs.String("header", ftrace.HeaderMerged.String(), "fprobe header encoding: "+strings.Join(scenarios.HeaderNames(), ", "))
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON (--format json)")
+	format := fs.String("format", formatText, "text, json, or function_graph (what the graph users saw, in the kernel's function_graph trace format)")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
@@ -57,13 +59,25 @@ func scenarioRun(args []string, w io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	out, err := sc.Run(a, hdr)
+	if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
+		return err
+	}
+	glog := newGraphLog()
+	var watch func(h *harness.Harness)
+	if *format == formatFunctionGraph {
+		watch = func(h *harness.Harness) { watchGraph(glog, h) }
+	}
+	out, err := sc.RunWatched(a, hdr, watch)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	switch {
+	case *format == formatFunctionGraph:
+		fmt.Fprintf(w, "# trampemu scenario %s on %s, header %s: %s\n", out.Scenario, out.Arch, out.Header, map[bool]string{true: "ok", false: "FAILED"}[out.OK])
+		err = glog.Render(w)
+	case *asJSON || *format == formatJSON:
 		err = out.WriteJSON(w)
-	} else {
+	default:
 		err = out.WriteText(w)
 	}
 	if err != nil {

@@ -28,7 +28,8 @@ func cmdTrace(args []string, w io.Writer) error {
 	scenario := fs.String("scenario", "default", "which kernel users are registered")
 	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
 	all := fs.Bool("all", false, "also list the traced function's and the driver's instructions")
-	asJSON := fs.Bool("json", false, "print JSON: the call's check result with every step of every unit")
+	asJSON := fs.Bool("json", false, "print JSON: the call's check result with every step of every unit (--format json)")
+	format := fs.String("format", formatText, "text (step by step), json (as --json), or function_graph (what the graph users saw, in the kernel's function_graph trace format)")
 	limit := fs.Uint64("limit", 1000000, "instructions before the run counts as runaway (each costs a Go call here)")
 	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return []string{*workload} })
 	if err != nil {
@@ -41,6 +42,12 @@ func cmdTrace(args []string, w io.Writer) error {
 	if len(tramps) != 1 {
 		return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
 	}
+	if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
+		return err
+	}
+	if *format == formatJSON {
+		*asJSON = true
+	}
 	t := tramps[0]
 	partner, err := pick.partner(a, t)
 	if err != nil {
@@ -50,8 +57,13 @@ func cmdTrace(args []string, w io.Writer) error {
 	var rec *trace.Recorder
 	var im *asm.Image
 	obs := &observed{}
+	glog := newGraphLog()
 	cfg.Started = func(h *harness.Harness) error {
 		im = h.Image
+		if *format == formatFunctionGraph {
+			watchGraph(glog, h) // no step-by-step recorder: it costs a Go call per instruction
+			return nil
+		}
 		rec = trace.NewRecorder(im)
 		rec.Max = 50000 // one call of the deepest workload takes far fewer
 		text := a.Memory.Text
@@ -66,6 +78,16 @@ func cmdTrace(args []string, w io.Writer) error {
 		return err
 	}
 	r := rs[0]
+	if *format == formatFunctionGraph {
+		fmt.Fprintf(w, "# trampemu trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
+		if err := glog.Render(w); err != nil {
+			return err
+		}
+		if !r.OK {
+			return errFindings
+		}
+		return nil
+	}
 	notes, frames := obs.match(rec)
 	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
 	if *asJSON {
