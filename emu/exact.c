@@ -85,11 +85,8 @@ tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_
 	*err = uc_hook_add(m->uc, &e->h_code, UC_HOOK_CODE, (void *)tm_exact_code, e, 1, 0);
 	if (*err == UC_ERR_OK)
 		*err = uc_hook_add(m->uc, &e->h_mem, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, (void *)tm_exact_mem, e, 1, 0);
-	// Code made before the hooks existed does not call them.
-	if (*err == UC_ERR_OK)
-		*err = uc_ctl_flush_tb(m->uc);
-	if (*err == UC_ERR_OK)
-		*err = uc_ctl_flush_tlb(m->uc);
+	// Code translated before the hooks existed does not call them: the
+	// caller drops those translations (a whole-cache flush costs 100 ms).
 	if (*err != UC_ERR_OK) {
 		tm_exact_stop(e);
 		free(e);
@@ -105,17 +102,15 @@ uc_err tm_exact_stop(tm_exact *e) {
 	if (e->h_mem)
 		err2 = uc_hook_del(e->uc, e->h_mem);
 	e->h_code = e->h_mem = 0;
-	if (err == UC_ERR_OK && err2 == UC_ERR_OK)
-		err = uc_ctl_flush_tb(e->uc); // drop the hooked translations
 	return err != UC_ERR_OK ? err : err2;
 }
 
 void tm_exact_free(tm_exact *e) { free(e); }
 
 // tm_raw_begin removes the block hook and the host-function hook (the
-// host stubs are then the plain return instructions they are) and drops
-// the translations made with them, for good: the machine stays raw. The
-// caller must have no watch, probe or tracer on (their hooks stay).
+// host stubs are then the plain return instructions they are), for good:
+// the machine stays raw. The caller drops the translations made with them
+// and must have no watch, probe or tracer on (their hooks stay).
 uc_err tm_raw_begin(tm *m) {
 	uc_err err = UC_ERR_OK;
 	if (m->h_block && (err = uc_hook_del(m->uc, m->h_block)) != UC_ERR_OK)
@@ -124,6 +119,6 @@ uc_err tm_raw_begin(tm *m) {
 	if (m->h_host && (err = uc_hook_del(m->uc, m->h_host)) != UC_ERR_OK)
 		return err;
 	m->h_host = 0;
-	return uc_ctl_flush_tb(m->uc);
+	return UC_ERR_OK; // the caller drops the hooked translations
 }
 

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"trampemu/regs"
 )
 
 // ExactCount is what the per-instruction counting mode saw in one range:
@@ -60,7 +62,23 @@ func (m *Machine) CountExact(ranges ...Range) (*ExactCounter, error) {
 	if c == nil {
 		return nil, fmt.Errorf("emu: adding the counting hooks: %w", ucCheck(uerr))
 	}
-	return &ExactCounter{m: m, c: c, ranges: append([]Range(nil), ranges...)}, nil
+	e := &ExactCounter{m: m, c: c, ranges: append([]Range(nil), ranges...)}
+	if err := m.flushGuestCode(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// flushGuestCode drops the translations of every region code can run from
+// (the text and the host stubs), so hooks added or removed take effect.
+func (m *Machine) flushGuestCode() error {
+	for _, r := range []regs.Region{m.Arch.Memory.Text, m.Arch.Memory.Stubs} {
+		if err := m.FlushCode(r.Base, r.End()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Counts returns the counts so far, one per range in CountExact's order.
@@ -86,6 +104,9 @@ func (e *ExactCounter) Close() error {
 	var err error
 	if !e.m.closed {
 		err = ucCheck(C.tm_exact_stop(e.c))
+		if err == nil {
+			err = e.m.flushGuestCode() // the hooked translations
+		}
 	}
 	e.final = e.Counts()
 	C.tm_exact_free(e.c)
@@ -109,5 +130,5 @@ func (m *Machine) GoRaw() error {
 	if err := ucCheck(C.tm_raw_begin(m.c)); err != nil {
 		return fmt.Errorf("emu: removing the hooks: %w", err)
 	}
-	return nil
+	return m.flushGuestCode()
 }
