@@ -38,8 +38,13 @@ test: deps fmt-check vet
 fuzz: deps
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
+# Benchmarks, BENCHCOUNT runs each (benchstat wants >= 6 for an interval), into out/bench.txt (benchstat reads it:
+# `benchstat out/bench.txt`, or two such files from before and after a change).
+BENCHCOUNT ?= 6
 bench: deps
-	$(GO) test -run XXX -bench . -benchtime 2s ./emu ./tests ./ftrace ./scenarios ./native
+	@mkdir -p out
+	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native > out/bench.txt; \
+	status=$$?; cat out/bench.txt; exit $$status
 
 clean:
 	rm -rf bin out

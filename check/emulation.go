@@ -22,8 +22,8 @@ import (
 // Go is never called. That is the instruction stream of a function-tracer
 // traced call (driver, fentry call, entry trampoline, the callback stub,
 // the function) minus the host work; before timing, emu's per-instruction
-// counter checks on both machines that the two streams execute the same
-// instructions, loads and stores per call. A graph return cannot be run
+// counter checks on twins of both machines that the two streams execute
+// the same instructions, loads and stores per call. A graph return cannot be run
 // raw: without Go nobody swaps the return address, so the graph call has
 // no raw twin; its speed is shown, the ratio is over the function-tracer
 // call.
@@ -110,11 +110,27 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	if err := raw.M.GoRaw(); err != nil {
 		return em, err
 	}
-	hooked, err := streamPerCall(fn, 16)
+	// The stream check runs on twins of fn and raw: translations made while
+	// the counter's hooks existed keep a hook dispatch (Unicorn removes a
+	// deleted hook only when a run ends), which would slow the timed runs.
+	fnTwin, err := start("function")
 	if err != nil {
 		return em, err
 	}
-	bare, err := streamPerCall(raw, 16)
+	defer fnTwin.Close()
+	rawTwin, err := start("function")
+	if err != nil {
+		return em, err
+	}
+	defer rawTwin.Close()
+	if err := rawTwin.M.GoRaw(); err != nil {
+		return em, err
+	}
+	hooked, err := streamPerCall(fnTwin, 16)
+	if err != nil {
+		return em, err
+	}
+	bare, err := streamPerCall(rawTwin, 16)
 	if err != nil {
 		return em, err
 	}

@@ -96,7 +96,9 @@ func (e *ExactCounter) Counts() []ExactCount {
 }
 
 // Close removes the hooks (when the machine is still open) and frees the
-// C side; the counts stay readable.
+// C side; the counts stay readable. Unicorn drops a deleted hook only when
+// a run ends, so code translated before then still dispatches hooks (and
+// runs slower): do not time a machine that had a counter.
 func (e *ExactCounter) Close() error {
 	if e.c == nil {
 		return nil

@@ -37,7 +37,7 @@ func (p *progress) step(what string) {
 	if p.bar == nil {
 		return
 	}
-	p.bar.Describe(what)
+	p.bar.Describe("report: " + what)
 	_ = p.bar.Add(1)
 }
 
