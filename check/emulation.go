@@ -126,16 +126,9 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	if err := rawTwin.M.GoRaw(); err != nil {
 		return em, err
 	}
-	hooked, err := streamPerCall(fnTwin, 16)
+	hooked, err := sameStream(fnTwin, rawTwin, 16)
 	if err != nil {
 		return em, err
-	}
-	bare, err := streamPerCall(rawTwin, 16)
-	if err != nil {
-		return em, err
-	}
-	if hooked != bare || hooked.Instructions == 0 {
-		return em, fmt.Errorf("%s: the raw run is not the traced call's stream: hooked %+v, raw %+v per 16 calls", a.Name, hooked, bare)
 	}
 	em.InsnsPerCall = float64(hooked.Instructions) / 16
 	args := []uint64{1, 2, 3, 4, 5, 6}
@@ -172,6 +165,24 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
 	em.RawUnicornRatio = em.FunctionNs.Median / em.RawNs.Median
 	return em, nil
+}
+
+// sameStream checks that n fast-driver calls of add execute the same
+// instructions, loads and stores on machines a and b (each then unfit for
+// timing: see emu.ExactCounter.Close), and returns the count.
+func sameStream(a, b *harness.Harness, n uint64) (emu.ExactCount, error) {
+	x, err := streamPerCall(a, n)
+	if err != nil {
+		return x, err
+	}
+	y, err := streamPerCall(b, n)
+	if err != nil {
+		return x, err
+	}
+	if x != y || x.Instructions == 0 {
+		return x, fmt.Errorf("%s: the raw run is not the traced call's stream: hooked %+v, raw %+v per %d calls", a.Arch.Name, x, y, n)
+	}
+	return x, nil
 }
 
 // streamPerCall counts, with emu's per-instruction counter over the text

@@ -3,7 +3,9 @@ package check
 import (
 	"testing"
 
+	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 func TestEmulationAgainstRawUnicorn(t *testing.T) {
@@ -28,5 +30,46 @@ func TestSpreadOf(t *testing.T) {
 	}
 	if s := spreadOf([]float64{4, 1, 2, 3}); s != (Spread{2.5, 1, 4}) {
 		t.Errorf("even: %+v", s)
+	}
+}
+
+// The stream check catches a raw run that is not the hooked call's stream
+// (the graph call runs the exit trampoline, the raw function call does not)
+// and passes the raw twin of the function-tracer call.
+func TestSameStreamCatchesADifferentStream(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			start := func(scenario string, raw bool) *harness.Harness {
+				entry, err := harness.Current(a, trampolines.Entry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exit, err := harness.Current(a, trampolines.Exit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc, err := harness.FindScenario(scenario)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, harness.Options{}, sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(h.Close)
+				if raw {
+					if err := h.M.GoRaw(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return h
+			}
+			if _, err := sameStream(start("function-graph", false), start("function", true), 4); err == nil {
+				t.Error("a graph call passed as the raw function-tracer call's stream")
+			}
+			if _, err := sameStream(start("function", false), start("function", true), 4); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
