@@ -43,6 +43,11 @@ type Emulation struct {
 	GraphNs    Spread `json:"graph_ns"`
 	FunctionNs Spread `json:"function_ns"`
 	RawNs      Spread `json:"raw_ns"`
+	// BlocksNs is the same stream with only the block hook on (counter and
+	// instruction limit; host stubs plain returns, no Go): between RawNs
+	// and FunctionNs, it splits the overhead into the block hook and the
+	// host calls into Go.
+	BlocksNs Spread `json:"blocks_only_ns"`
 	// InsnsPerCall is the instructions of one function-tracer traced call
 	// (the same raw and hooked).
 	InsnsPerCall float64 `json:"insns_per_call"`
@@ -110,6 +115,14 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	if err := raw.M.GoRaw(); err != nil {
 		return em, err
 	}
+	blocks, err := start("function")
+	if err != nil {
+		return em, err
+	}
+	defer blocks.Close()
+	if err := blocks.M.DropHostFunctions(); err != nil {
+		return em, err
+	}
 	// The stream check runs on twins of fn and raw: translations made while
 	// the counter's hooks existed keep a hook dispatch (Unicorn removes a
 	// deleted hook only when a run ends), which would slow the timed runs.
@@ -139,7 +152,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		}
 		return float64(time.Since(t0).Nanoseconds()) / float64(calls), nil
 	}
-	var gs, fs, rs []float64
+	var gs, fs, rs, bs []float64
 	// One untimed round warms the translation caches.
 	for r := -1; r < repeats; r++ {
 		g, err := timeOne(graph)
@@ -154,14 +167,18 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		if err != nil {
 			return em, fmt.Errorf("%s raw: %w", a.Name, err)
 		}
+		k, err := timeOne(blocks)
+		if err != nil {
+			return em, fmt.Errorf("%s block hook only: %w", a.Name, err)
+		}
 		if r >= 0 {
-			gs, fs, rs = append(gs, g), append(fs, f), append(rs, w)
+			gs, fs, rs, bs = append(gs, g), append(fs, f), append(rs, w), append(bs, k)
 		}
 	}
 	if graph.Returns == 0 || fn.FunctionHits == 0 {
 		return em, fmt.Errorf("%s: the timed calls were not traced (%d graph returns, %d function-tracer hits)", a.Name, graph.Returns, fn.FunctionHits)
 	}
-	em.GraphNs, em.FunctionNs, em.RawNs = spreadOf(gs), spreadOf(fs), spreadOf(rs)
+	em.GraphNs, em.FunctionNs, em.RawNs, em.BlocksNs = spreadOf(gs), spreadOf(fs), spreadOf(rs), spreadOf(bs)
 	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
 	em.RawUnicornRatio = em.FunctionNs.Median / em.RawNs.Median
 	return em, nil

@@ -107,15 +107,17 @@ uc_err tm_exact_stop(tm_exact *e) {
 
 void tm_exact_free(tm_exact *e) { free(e); }
 
-// tm_raw_begin removes the block hook and the host-function hook (the
-// host stubs are then the plain return instructions they are), for good:
+// tm_raw_begin removes the block hook (unless keep_blocks) and the
+// host-function hook (the host stubs are then the plain return
+// instructions they are), for good:
 // the machine stays raw. The caller drops the translations made with them
 // and must have no watch, probe or tracer on (their hooks stay).
-uc_err tm_raw_begin(tm *m) {
+uc_err tm_raw_begin(tm *m, int keep_blocks) {
 	uc_err err = UC_ERR_OK;
-	if (m->h_block && (err = uc_hook_del(m->uc, m->h_block)) != UC_ERR_OK)
+	if (!keep_blocks && m->h_block && (err = uc_hook_del(m->uc, m->h_block)) != UC_ERR_OK)
 		return err;
-	m->h_block = 0;
+	if (!keep_blocks)
+		m->h_block = 0;
 	if (m->h_host && (err = uc_hook_del(m->uc, m->h_host)) != UC_ERR_OK)
 		return err;
 	m->h_host = 0;

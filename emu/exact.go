@@ -122,14 +122,26 @@ func (e *ExactCounter) Close() error {
 // never called), no watch. What runs after it is raw Unicorn on the same
 // memory and code: the baseline that shows what trampemu's hooks and its
 // Go kernel cost. It refuses a machine with a tracer or memory probes.
-func (m *Machine) GoRaw() error {
+func (m *Machine) GoRaw() error { return m.goRaw(false) }
+
+// DropHostFunctions removes, for good, only the host-function hook: the
+// block counter (and the instruction limit) stays, the host stubs are
+// plain returns and Go is never called. Between GoRaw and a hooked run, it
+// shows what the block hook costs alone.
+func (m *Machine) DropHostFunctions() error { return m.goRaw(true) }
+
+func (m *Machine) goRaw(keepBlocks bool) error {
 	if m.closed {
 		return errors.New("emu: machine is closed")
 	}
 	if m.tracer != nil || m.c.h_probe != 0 || m.c.watching != 0 {
 		return errors.New("emu: GoRaw on a machine with a tracer, probes or a watch (their hooks would stay)")
 	}
-	if err := ucCheck(C.tm_raw_begin(m.c)); err != nil {
+	keep := C.int(0)
+	if keepBlocks {
+		keep = 1
+	}
+	if err := ucCheck(C.tm_raw_begin(m.c, keep)); err != nil {
 		return fmt.Errorf("emu: removing the hooks: %w", err)
 	}
 	return m.flushGuestCode()

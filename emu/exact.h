@@ -31,5 +31,5 @@ void tm_exact_free(tm_exact *e);
 
 // Raw mode: every trampemu hook off (block counter and limit, host
 // functions, watch, probes, tracer), for a baseline of Unicorn's own speed.
-uc_err tm_raw_begin(tm *m);
+uc_err tm_raw_begin(tm *m, int keep_blocks);
 #endif

@@ -146,6 +146,27 @@ func TestGoRawRunsWithoutHooks(t *testing.T) {
 	}
 }
 
+func TestDropHostFunctionsKeepsTheBlockCounter(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			calls := 0
+			if err := m.Bind("host_add", func(m *Machine) error { calls++; return nil }, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.DropHostFunctions(); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Call(sym(t, m, "guest_add"), sym(t, m, "done"), stackTop(a), []uint64{40, 1}, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if calls != 0 || m.Executed() == 0 {
+				t.Errorf("%d host calls, %d instructions counted; want 0 and > 0", calls, m.Executed())
+			}
+		})
+	}
+}
+
 func TestGoRawRefusesATracer(t *testing.T) {
 	for _, a := range regs.Arches {
 		m := newTestMachine(t, a)

@@ -96,7 +96,7 @@ func markdownExtra(w io.Writer, rep fullReport) error {
 		fmt.Fprintln(w, "## Emulator speed against raw Unicorn")
 		fmt.Fprintln(w)
 		e := rep.emulationList[0]
-		fmt.Fprintf(w, "Each arch's current pairing with checks off, `add` through the fast driver, %d calls per run, median [min-max] of %d interleaved rounds after a warm-up. Raw Unicorn is a second machine with the same image and a function tracer enabled from which every trampemu hook was removed (no block counter, no host-function hook: the host stubs are plain returns and Go never runs); its instruction stream equals the function-tracer call's (checked per call with the per-instruction counter: instructions, loads, stores). The overhead is function tracer / raw; a graph return has no raw twin (without Go nobody swaps the return address).\n\n", e.Calls, e.Repeats)
+		fmt.Fprintf(w, "Each arch's current pairing with checks off, `add` through the fast driver, %d calls per run, median [min-max] of %d interleaved rounds after a warm-up. Raw Unicorn is a second machine with the same image and a function tracer enabled from which every trampemu hook was removed (no block counter, no host-function hook: the host stubs are plain returns and Go never runs); its instruction stream equals the function-tracer call's (checked per call with the per-instruction counter: instructions, loads, stores). The overhead is function tracer / raw; \"block hook only\" is the same stream with trampemu's block counter on and no host functions (no Go), which splits the overhead into the block hook and the host calls into Go. A graph return has no raw twin (without Go nobody swaps the return address).\n\n", e.Calls, e.Repeats)
 		if err := report.EmulationTable(w, rep.emulationList); err != nil {
 			return err
 		}
