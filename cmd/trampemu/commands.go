@@ -258,7 +258,7 @@ func cmdReport(args []string, w io.Writer) error {
 	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
 	speed := fs.Uint64("speed", 0, "traced calls per per-variant speed measurement, JSON only (0: none)")
 	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
-	emuRepeats := fs.Int("emu-repeats", 5, "rounds of the emulator-speed measurement")
+	emuRepeats := fs.Int("emu-repeats", 7, "rounds of the emulator-speed measurement")
 	exact := fs.Bool("exact", true, "prove every variant's cost with the per-instruction counter")
 	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
