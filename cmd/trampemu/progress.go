@@ -32,7 +32,7 @@ func newProgress(total int, show bool, w io.Writer) *progress {
 	)}
 }
 
-// step counts one unit of work done, naming what runs next.
+// step counts one unit of work done, naming it.
 func (p *progress) step(what string) {
 	if p.bar == nil {
 		return
@@ -41,8 +41,10 @@ func (p *progress) step(what string) {
 	_ = p.bar.Add(1)
 }
 
+// finish clears the bar (once; later calls do nothing).
 func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
+		p.bar = nil
 	}
 }
