@@ -92,6 +92,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
+	if m := cfg.Tramp.Model; m != nil {
+		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
+	}
 	var z *analyzer
 	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
 		OnCall: func(c *harness.Call) {

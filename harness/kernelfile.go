@@ -1,0 +1,247 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"trampemu/asm"
+	"trampemu/kernel"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// FileOptions choose how a kernel file is built and judged.
+type FileOptions struct {
+	// Kernel is the model; nil: found from the file (kernel.Detect).
+	Kernel *kernel.Choice
+	// Config replaces the model's distribution defaults (a .config).
+	Config kernel.Config
+	// Options are -D / -U on top.
+	Options kernel.Options
+	// Name is how rows name the file (default: its base name).
+	Name string
+}
+
+// File is a kernel-style .S (a whole ftrace_64.S / mcount.S, or a piece of
+// one) with the model and options it is built with, and the trampolines
+// it defines under those options.
+type File struct {
+	Path, Name string
+	Text       []byte
+	Choice     kernel.Choice
+	Config     kernel.Config
+	// Tramps are the trampolines the file defines, entry ones first, each
+	// paired with the file's own trampoline of the other role when it has
+	// one.
+	Tramps []Tramp
+}
+
+// fileRole is a trampoline a kernel file may define, and the option that
+// usually compiles it out.
+type fileRole struct {
+	role   trampolines.Role
+	symbol string
+	option string
+}
+
+// fileRoles: arch/x86/kernel/ftrace_64.S and arch/s390/kernel/mcount.S
+// define the entry trampolines under CONFIG_DYNAMIC_FTRACE (ftrace_regs_caller
+// under ..._WITH_REGS) and return_to_handler under CONFIG_FUNCTION_GRAPH_TRACER.
+var fileRoles = []fileRole{
+	{trampolines.Entry, "ftrace_caller", "CONFIG_DYNAMIC_FTRACE"},
+	{trampolines.Entry, "ftrace_regs_caller", "CONFIG_DYNAMIC_FTRACE_WITH_REGS"},
+	{trampolines.Exit, symReturnToHandler, "CONFIG_FUNCTION_GRAPH_TRACER"},
+}
+
+// LoadFile reads a kernel file, fixes its model and options, and finds the
+// trampolines it defines by building it alone.
+func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	f := &File{Path: path, Name: o.Name, Text: text}
+	if f.Name == "" {
+		f.Name = filepath.Base(path)
+	}
+	if o.Kernel != nil {
+		f.Choice = *o.Kernel
+	} else if f.Choice, err = kernel.Detect(a.Name, text); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	base := kernel.Config(f.Choice.Model.Config)
+	if o.Config != nil {
+		base = kernel.Config{}
+		for k, v := range o.Config {
+			base[k] = v
+		}
+		// The Makefile's compiler flags (CC_USING_*) are not in a .config.
+		for k, v := range f.Choice.Model.Config {
+			if !strings.HasPrefix(k, "CONFIG_") {
+				base[k] = v
+			}
+		}
+	}
+	if f.Config, err = o.Options.Apply(base); err != nil {
+		return nil, err
+	}
+	defs := f.Config.Defines()
+	src := func(role trampolines.Role) asm.Source {
+		s := asm.Source{Name: path, Text: text, Unit: string(role), Defines: defs}
+		// Linked once per role: the other role's symbols of this copy are
+		// made local so that the two copies (and a registry partner) do
+		// not clash.
+		if role == trampolines.Exit {
+			s.Globals = []string{symReturnToHandler}
+		} else {
+			s.Locals = []string{symReturnToHandler}
+		}
+		return s
+	}
+	standIns := asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))}
+	im, undefined, err := probe(a, src(trampolines.Entry), standIns)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := im.Unit(string(trampolines.Entry))
+	var entries, exits []Tramp
+	at := map[uint64]string{}
+	for _, r := range fileRoles {
+		addr, ok := im.Symbol(r.symbol)
+		if r.role == trampolines.Exit {
+			// The probe copy localized it; look for the local symbol.
+			addr, ok = localSymbol(im, r.symbol)
+		}
+		if !ok || !u.Contains(addr) {
+			continue
+		}
+		if prev, dup := at[addr]; dup {
+			// s390x <= v5.13: ".set ftrace_regs_caller,ftrace_caller", the
+			// same code; checked once.
+			_ = prev
+			continue
+		}
+		at[addr] = r.symbol
+		t := Tramp{
+			Name: f.Name + ":" + r.symbol, Role: r.role, Symbol: r.symbol,
+			Source: src(r.role), IncludeDirs: []string{filepath.Dir(path)},
+			Model: &f.Choice, Support: []asm.Source{standIns},
+		}
+		if r.role == trampolines.Entry {
+			t.Graph = f.Choice.Model.Graph
+		} else {
+			t.ExitABI = f.Choice.Model.ExitABI
+		}
+		if r.role == trampolines.Entry {
+			entries = append(entries, t)
+		} else {
+			exits = append(exits, t)
+		}
+	}
+	if len(entries)+len(exits) > 0 && len(undefined) > 0 {
+		return nil, fmt.Errorf("%s uses %s, which neither the file nor the tool defines (a CONFIG option the tool does not model? see 'trampemu list --config')",
+			path, strings.Join(undefined, ", "))
+	}
+	// Each trampoline is paired with the file's own trampoline of the other
+	// role when it has one.
+	for i := range entries {
+		if len(exits) > 0 {
+			p := exits[0]
+			entries[i].Partner = &p
+		}
+	}
+	for i := range exits {
+		if len(entries) > 0 {
+			p := entries[0]
+			exits[i].Partner = &p
+		}
+	}
+	f.Tramps = append(entries, exits...)
+	return f, nil
+}
+
+// Role returns the file's trampolines of a role ("" for all), or an error
+// that says which is missing under the options.
+func (f *File) Role(role trampolines.Role) ([]Tramp, error) {
+	var out []Tramp
+	for _, t := range f.Tramps {
+		if role == "" || t.Role == role {
+			out = append(out, t)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	var hints []string
+	for _, r := range fileRoles {
+		if role == "" || r.role == role {
+			hints = append(hints, fmt.Sprintf("%s (%s unset?)", r.symbol, r.option))
+		}
+	}
+	what := "no trampoline"
+	if role != "" {
+		what = "no " + string(role) + " trampoline"
+	}
+	return nil, fmt.Errorf("%s defines %s with these options: %s; options: -D NAME, -U NAME, --config FILE, --kernel vX.Y",
+		f.Path, what, strings.Join(hints, ", "))
+}
+
+// localSymbol finds a symbol by name, local ones included.
+func localSymbol(im *asm.Image, name string) (uint64, bool) {
+	for _, s := range im.Symbols {
+		if s.Name == name {
+			return s.Addr, true
+		}
+	}
+	return 0, false
+}
+
+// probe builds the file alone with the tool's kernel symbols; symbols it
+// uses that nobody defines are given stand-ins once and returned, so that
+// what the file defines is known even then.
+func probe(a *regs.Arch, file, standIns asm.Source) (*asm.Image, []string, error) {
+	hosts := append(append([]string{}, Provided(a)...), HostFuncs...)
+	opt := asm.Options{Arch: a, HostFuncs: dedupe(hosts), IncludeDirs: []string{filepath.Dir(file.Name)}}
+	data := asm.Source{Name: "provided data", Unit: "provided", Text: []byte(ProvidedData())}
+	im, err := asm.Build(opt, file, standIns, data)
+	var ae *asm.Error
+	if err == nil || !errors.As(err, &ae) || len(ae.Undefined) == 0 {
+		return im, nil, err
+	}
+	undefined := ae.Undefined
+	var b strings.Builder
+	for _, s := range undefined {
+		fmt.Fprintf(&b, "\t.weak %s\n%s:\n", s, s)
+	}
+	missing := asm.Source{Name: "undefined symbols", Unit: "undefined", Text: []byte("\t.text\n" + b.String())}
+	im, err = asm.Build(opt, file, standIns, data, missing)
+	sort.Strings(undefined)
+	return im, undefined, err
+}
+
+// ProvidedData defines the kernel data symbols a trampoline may use, as
+// weak zero words, so a file links on its own.
+func ProvidedData() string {
+	var b strings.Builder
+	b.WriteString("\t.data\n")
+	for _, s := range []string{symFunctionTraceOp, symFtraceFunc, symFtraceTraceFunc} {
+		fmt.Fprintf(&b, "\t.weak %s\n%s:\t.quad 0\n", s, s)
+	}
+	return b.String()
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
