@@ -108,10 +108,6 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	defer h.Close()
 	z = newAnalyzer(h, cfg.Tramp)
-	for _, in := range h.Unknown {
-		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
-			h.Describe(in.Addr)+": "+in.Text)
-	}
 	if cfg.Started != nil {
 		if err := cfg.Started(h); err != nil {
 			return res, err
@@ -139,6 +135,19 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		if runErr != nil {
 			z.runError(runErr)
 			break // the machine's state is not to be trusted any more
+		}
+	}
+	// An instruction the tool cannot describe matters where it ran (a whole
+	// kernel file carries code no traced call reaches: rethook, direct
+	// trampolines).
+	blocks := h.M.Blocks()
+	for _, in := range h.Unknown {
+		for _, b := range blocks {
+			if b.Count > 0 && in.Addr >= b.Addr && in.Addr < b.Addr+uint64(b.Size) {
+				z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
+					h.Describe(in.Addr)+": "+in.Text)
+				break
+			}
 		}
 	}
 	z.finish()

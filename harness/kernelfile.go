@@ -143,7 +143,7 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		}
 	}
 	if len(entries)+len(exits) > 0 && len(undefined) > 0 {
-		return nil, fmt.Errorf("%s uses %s, which neither the file nor the tool defines (a CONFIG option the tool does not model? see 'trampemu list --config')",
+		return nil, fmt.Errorf("%s: undefined symbols: %s (neither the file nor the tool defines them: define them in the file, or a CONFIG option the tool does not model? see 'trampemu list --config')",
 			path, strings.Join(undefined, ", "))
 	}
 	// Each trampoline is paired with the file's own trampoline of the other

@@ -26,6 +26,8 @@ var (
 	// v6.5: HAVE_FUNCTION_GRAPH_RETVAL; v6.14: HAVE_FUNCTION_GRAPH_FREGS.
 	s390Retval = yes("CONFIG_FUNCTION_GRAPH_RETVAL", "CONFIG_HAVE_FUNCTION_GRAPH_RETVAL")
 	s390Fregs  = yes("CONFIG_HAVE_FUNCTION_GRAPH_FREGS")
+	// v6.2: "s390/kprobes: use rethook": arch_rethook_trampoline in mcount.S.
+	s390Rethook = yes("CONFIG_KPROBES", "CONFIG_RETHOOK")
 )
 
 // s390Models are the eras of arch/s390/kernel/mcount.S. Every era hands the
@@ -45,12 +47,12 @@ var s390Models = []*Model{
 	{Name: "v6.5-v6.13", Arch: "s390x", From: Version{6, 5}, To: Version{6, 13}, WithArgs: true,
 		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitRetRegs,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-retval"},
-		Config:  merge(s390Base, s390Args, s390Direct, s390Retval),
+		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
 		Doc:     "return_to_handler passes struct fgraph_ret_regs (__FGRAPH_RET_*)"},
 	{Name: "v6.14+", Arch: "s390x", From: Version{6, 14}, WithArgs: true,
 		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitFregs,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller", trampolines.Exit: "rth-merged"},
-		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Fregs),
+		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Fregs, s390Rethook),
 		Doc:     "graph through the ftrace_graph_func ops; return_to_handler passes struct ftrace_regs"},
 }
 

@@ -16,6 +16,9 @@ var x86Base = merge(yes("CONFIG_X86_64", "CONFIG_64BIT", "CONFIG_FUNCTION_TRACER
 	"CONFIG_UNWINDER_ORC", "CONFIG_STACK_VALIDATION"))
 
 var (
+	// arch/x86/Makefile up to v5.x: -mfentry (the call site before the
+	// prologue) and -DCC_USING_FENTRY; ftrace_64.S of v4.19 branches on it.
+	x86Fentry = map[string]string{"CC_USING_FENTRY": "1"}
 	// v5.5: "ftrace/x86: Add register_ftrace_direct() for custom trampolines".
 	x86Direct = yes("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_DIRECT_CALLS")
 	// v5.11: "ftrace/x86: Allow for arguments to be passed in to ftrace_regs by default".
@@ -35,7 +38,7 @@ var x86Models = []*Model{
 	{Name: "v4.19-v5.10", Arch: "x86_64", From: Version{4, 19}, To: Version{5, 10},
 		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v5.10", trampolines.Exit: "rth-legacy"},
-		Config:  merge(x86Base, yes("CONFIG_RETPOLINE"), x86Direct),
+		Config:  merge(x86Base, yes("CONFIG_RETPOLINE"), x86Direct, x86Fentry),
 		Doc:     "ftrace_caller passes regs = NULL; ftrace_graph_call jumps to ftrace_graph_caller; return_to_handler passes the frame pointer"},
 	{Name: "v5.11-v5.15", Arch: "x86_64", From: Version{5, 11}, To: Version{5, 15}, WithArgs: true,
 		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,

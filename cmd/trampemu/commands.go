@@ -223,8 +223,11 @@ func cmdCheck(args []string, w io.Writer) error {
 		if err := report.WriteJSON(w, all); err != nil {
 			return err
 		}
-	} else if err := report.CheckTable(w, all); err != nil {
-		return err
+	} else {
+		modelLines(w, tramps)
+		if err := report.CheckTable(w, all); err != nil {
+			return err
+		}
 	}
 	for _, r := range all {
 		if !r.OK {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 
 	"trampemu/harness"
 	"trampemu/kernel"
@@ -162,4 +164,20 @@ func tramp(a *regs.Arch, role trampolines.Role, name string) (harness.Tramp, err
 		return harness.Tramp{}, usageError{err.Error()}
 	}
 	return harness.FromVariant(v)
+}
+
+// modelLines prints, once per kernel file, the model it is judged by and
+// why.
+func modelLines(w io.Writer, tramps []harness.Tramp) {
+	seen := map[*kernel.Choice]bool{}
+	for _, t := range tramps {
+		if t.Model == nil || seen[t.Model] {
+			continue
+		}
+		seen[t.Model] = true
+		fmt.Fprintf(w, "%s: kernel model %s, %s\n", t.Source.Name, t.Model.Model.Name, t.Model.Reason)
+	}
+	if len(seen) > 0 {
+		fmt.Fprintln(w)
+	}
 }
