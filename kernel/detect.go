@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"trampemu/trampolines"
 )
@@ -94,7 +95,6 @@ func Choose(arch string, v Version, why string) (Choice, error) {
 
 var (
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
-	lineComment  = regexp.MustCompile(`(?m)(^|\s)(#\s|//|#$).*$`)
 )
 
 // stripComments drops C comments and assembler '#' comments (but keeps
@@ -129,15 +129,26 @@ func isDirective(t string) bool {
 // defines reports whether src defines the symbol as code: a SYM_* start,
 // an ENTRY(), GLOBAL(), an inner label, or a plain label.
 func defines(src, sym string) bool {
-	re := regexp.MustCompile(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|SYM_INNER_LABEL[A-Z_]*\(\s*` + sym +
-		`\s*,|\b(ENTRY|GLOBAL|WEAK)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`)
-	return re.MatchString(src)
+	return compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|SYM_INNER_LABEL[A-Z_]*\(\s*` + sym +
+		`\s*,|\b(ENTRY|GLOBAL|WEAK)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`).MatchString(src)
+}
+
+var regexps sync.Map // pattern -> *regexp.Regexp
+
+// compiled returns the pattern compiled once per process.
+func compiled(pattern string) *regexp.Regexp {
+	if re, ok := regexps.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(pattern)
+	regexps.Store(pattern, re)
+	return re
 }
 
 // body returns the text from sym's definition to the first line matching
 // end (or 60 lines), "" when sym is not defined.
 func body(src, sym string, end *regexp.Regexp) string {
-	re := regexp.MustCompile(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|\b(ENTRY|GLOBAL)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`)
+	re := compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|\b(ENTRY|GLOBAL)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`)
 	loc := re.FindStringIndex(src)
 	if loc == nil {
 		return ""

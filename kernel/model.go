@@ -61,7 +61,7 @@ type Model struct {
 	// does not define that role itself.
 	Partner map[trampolines.Role]string
 	// Config is the CONFIG options of a distribution kernel of the era.
-	Config map[string]string
+	Config Config
 	// Doc says what marks the era.
 	Doc string
 }

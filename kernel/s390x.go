@@ -61,7 +61,10 @@ var Models = append(append([]*Model{}, x86Models...), s390Models...)
 
 func init() { detectors["s390x"] = detectS390 }
 
-var s390CallRTH = regexp.MustCompile(`brasl\s+%r14,\s*ftrace_return_to_handler`)
+var (
+	s390CallRTH     = regexp.MustCompile(`brasl\s+%r14,\s*ftrace_return_to_handler`)
+	s390RegsAliased = regexp.MustCompile(`\.set\s+ftrace_regs_caller\s*,\s*ftrace_caller`)
+)
 
 // detectS390 reads arch/s390/kernel/mcount.S of any era:
 //   - ".set ftrace_regs_caller,ftrace_caller" up to v5.13; v5.14 added the
@@ -76,7 +79,7 @@ func detectS390(src string) Evidence {
 	ev.Entry = defines(src, "ftrace_caller")
 	ev.Exit = defines(src, "return_to_handler")
 	if ev.Entry {
-		if regexp.MustCompile(`\.set\s+ftrace_regs_caller\s*,\s*ftrace_caller`).MatchString(src) {
+		if s390RegsAliased.MatchString(src) {
 			ev.RegsAliased = "yes"
 			ev.note("ftrace_regs_caller is set to ftrace_caller (<= v5.13)")
 		} else if defines(src, "ftrace_regs_caller") {

@@ -67,6 +67,9 @@ func init() { detectors["x86_64"] = detectX86 }
 var (
 	x86CallRTH   = regexp.MustCompile(`call\s+ftrace_return_to_handler`)
 	x86FtraceCal = regexp.MustCompile(`ftrace_call\b`)
+	x86NullRegs  = regexp.MustCompile(`\$0,\s*%rcx`)
+	x86PassRBP   = regexp.MustCompile(`%rbp,\s*%rdi`)
+	x86PassRSP   = regexp.MustCompile(`%rsp,\s*%rdi`)
 )
 
 // detectX86 reads arch/x86/kernel/ftrace_64.S of any era:
@@ -92,7 +95,7 @@ func detectX86(src string) Evidence {
 		}
 		fc := body(src, "ftrace_caller", x86FtraceCal)
 		switch {
-		case regexp.MustCompile(`\$0,\s*%rcx`).MatchString(fc):
+		case x86NullRegs.MatchString(fc):
 			ev.WithArgs = "no"
 			ev.note("ftrace_caller passes regs = NULL (<= v5.10)")
 		case strings.Contains(fc, "CS(%rsp)") || strings.Contains(fc, "RSP(%rsp)"):
@@ -106,10 +109,10 @@ func detectX86(src string) Evidence {
 		case strings.Contains(rth, "FRAME_SIZE") || strings.Contains(rth, "RAX(%rsp)"):
 			ev.ExitABI = trampolines.ExitFregs
 			ev.note("return_to_handler passes a FRAME_SIZE struct ftrace_regs (v6.14+)")
-		case regexp.MustCompile(`%rbp,\s*%rdi`).MatchString(rth):
+		case x86PassRBP.MatchString(rth):
 			ev.ExitABI = trampolines.ExitLegacy
 			ev.note("return_to_handler passes %rbp, the frame pointer (<= v6.4)")
-		case regexp.MustCompile(`%rsp,\s*%rdi`).MatchString(rth):
+		case x86PassRSP.MatchString(rth):
 			ev.ExitABI = trampolines.ExitRetRegs
 			ev.note("return_to_handler passes %rsp over a struct fgraph_ret_regs (v6.5-v6.13)")
 		}
