@@ -24,6 +24,9 @@ type FileOptions struct {
 	Options kernel.Options
 	// Name is how rows name the file (default: its base name).
 	Name string
+	// IncludeDirs are searched after the file's own folder (the original
+	// folder of a patched copy).
+	IncludeDirs []string
 }
 
 // File is a kernel-style .S (a whole ftrace_64.S / mcount.S, or a piece of
@@ -103,7 +106,9 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		return s
 	}
 	standIns := asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))}
-	im, undefined, err := probe(a, src(trampolines.Entry), standIns)
+	providedData := asm.Source{Name: "provided data", Unit: "provided", Text: []byte(ProvidedData())}
+	dirs := append([]string{filepath.Dir(path)}, o.IncludeDirs...)
+	im, undefined, err := probe(a, src(trampolines.Entry), dirs, standIns, providedData)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +133,8 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		at[addr] = r.symbol
 		t := Tramp{
 			Name: f.Name + ":" + r.symbol, Role: r.role, Symbol: r.symbol,
-			Source: src(r.role), IncludeDirs: []string{filepath.Dir(path)},
-			Model: &f.Choice, Support: []asm.Source{standIns},
+			Source: src(r.role), IncludeDirs: dirs,
+			Model: &f.Choice, Support: []asm.Source{standIns, providedData},
 		}
 		if r.role == trampolines.Entry {
 			t.Graph = f.Choice.Model.Graph
@@ -203,11 +208,10 @@ func localSymbol(im *asm.Image, name string) (uint64, bool) {
 // probe builds the file alone with the tool's kernel symbols; symbols it
 // uses that nobody defines are given stand-ins once and returned, so that
 // what the file defines is known even then.
-func probe(a *regs.Arch, file, standIns asm.Source) (*asm.Image, []string, error) {
+func probe(a *regs.Arch, file asm.Source, dirs []string, support ...asm.Source) (*asm.Image, []string, error) {
 	hosts := append(append([]string{}, Provided(a)...), HostFuncs...)
-	opt := asm.Options{Arch: a, HostFuncs: dedupe(hosts), IncludeDirs: []string{filepath.Dir(file.Name)}}
-	data := asm.Source{Name: "provided data", Unit: "provided", Text: []byte(ProvidedData())}
-	im, err := asm.Build(opt, file, standIns, data)
+	opt := asm.Options{Arch: a, HostFuncs: dedupe(hosts), IncludeDirs: dirs}
+	im, err := asm.Build(opt, append([]asm.Source{file}, support...)...)
 	var ae *asm.Error
 	if err == nil || !errors.As(err, &ae) || len(ae.Undefined) == 0 {
 		return im, nil, err
@@ -218,7 +222,7 @@ func probe(a *regs.Arch, file, standIns asm.Source) (*asm.Image, []string, error
 		fmt.Fprintf(&b, "\t.weak %s\n%s:\n", s, s)
 	}
 	missing := asm.Source{Name: "undefined symbols", Unit: "undefined", Text: []byte("\t.text\n" + b.String())}
-	im, err = asm.Build(opt, file, standIns, data, missing)
+	im, err = asm.Build(opt, append(append([]asm.Source{file}, support...), missing)...)
 	sort.Strings(undefined)
 	return im, undefined, err
 }

@@ -127,3 +127,8 @@ func detectS390(src string) Evidence {
 func init() {
 	standIns["s390x"] = standIn{trap: ".long 0", funcs: []string{"arch_rethook_trampoline_callback"}}
 }
+
+func init() {
+	treeFiles["s390x"] = "arch/s390/kernel/mcount.S"
+	configArch["s390x"] = "CONFIG_S390"
+}

@@ -125,3 +125,8 @@ func detectX86(src string) Evidence {
 func init() {
 	standIns["x86_64"] = standIn{trap: "ud2", funcs: []string{"ftrace_graph_entry_stub"}}
 }
+
+func init() {
+	treeFiles["x86_64"] = "arch/x86/kernel/ftrace_64.S"
+	configArch["x86_64"] = "CONFIG_X86_64"
+}

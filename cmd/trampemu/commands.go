@@ -13,6 +13,7 @@ import (
 	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
@@ -119,12 +120,16 @@ func providedData(a *regs.Arch) string {
 func cmdList(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
+	config := fs.Bool("config", false, "list the kernel models and the CONFIG options of each (a distribution kernel's), which --file and --tree use by default")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	as, err := arches(*arch)
 	if err != nil {
 		return err
+	}
+	if *config {
+		return listModels(w, as)
 	}
 	for _, a := range as {
 		fmt.Fprintf(w, "%s variants:\n", a.Name)
@@ -150,6 +155,32 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
 	}
 	return nil
+}
+
+// listModels prints each arch's kernel models with their CONFIG options.
+func listModels(w io.Writer, as []*regs.Arch) error {
+	for _, a := range as {
+		fmt.Fprintf(w, "%s kernel models (--kernel vX.Y; a file's model is found from the file):\n", a.Name)
+		for _, m := range kernel.ModelsOf(a.Name) {
+			fmt.Fprintf(w, "  %-12s %s\n", m.Name, m.Doc)
+			fmt.Fprintf(w, "               graph entry %s, exit ABI %s; pairs with %s / %s\n", m.Graph, m.ExitABI,
+				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit])
+			fmt.Fprintf(w, "               defaults: %s\n", strings.Join(configWords(m.Config), " "))
+		}
+	}
+	return nil
+}
+
+func configWords(c kernel.Config) []string {
+	var out []string
+	for _, k := range c.Names() {
+		if v := c[k]; v == "y" {
+			out = append(out, k)
+		} else {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
 }
 
 // parseArch parses a command's flags (no positional arguments) and
@@ -189,35 +220,67 @@ func cmdCheck(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	arch := archFlag(fs, "")
 	pick := addPickFlags(fs, "variant to check (repeatable; default: every variant of the arch)", false)
+	pick.addPatchFlag(fs)
 	var workloads multi
 	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
 	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
 	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return workloads })
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	as, err := pick.archNames(*arch)
 	if err != nil {
 		return err
 	}
-	tramps, err := pick.tramps(a)
+	sc, err := harness.FindScenario(*scenario)
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
-	if len(tramps) == 0 {
-		if tramps, err = check.Variants(a, ""); err != nil {
-			return err
-		}
-	}
-	var all []check.Result
-	for _, t := range tramps {
-		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
-		if err != nil {
-			if *pick.file != "" {
+	for _, a := range as {
+		for _, wl := range workloads {
+			if _, err := harness.FindWorkload(a, wl); err != nil {
 				return usageError{err.Error()}
 			}
-			return err
 		}
-		all = append(all, rs...)
+	}
+	run := func(as []*regs.Arch, pick *pickFlags) ([]check.Result, []harness.Tramp, error) {
+		var all []check.Result
+		var used []harness.Tramp
+		for _, a := range as {
+			tramps, err := pick.tramps(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(tramps) == 0 {
+				if tramps, err = check.Variants(a, ""); err != nil {
+					return nil, nil, err
+				}
+			}
+			for _, t := range tramps {
+				rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
+				if err != nil {
+					if t.Variant == nil {
+						return nil, nil, usageError{err.Error()}
+					}
+					return nil, nil, err
+				}
+				all = append(all, rs...)
+			}
+			used = append(used, tramps...)
+		}
+		return all, used, nil
+	}
+	if *pick.patch != "" {
+		return checkPatch(w, as, pick, run, *asJSON)
+	}
+	all, tramps, err := run(as, pick)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		if err := report.WriteJSON(w, all); err != nil {
@@ -230,6 +293,72 @@ func cmdCheck(args []string, w io.Writer) error {
 		}
 	}
 	for _, r := range all {
+		if !r.OK {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+// checkPatch checks --tree or --file before and after --patch and prints
+// both and the delta per trampoline.
+func checkPatch(w io.Writer, as []*regs.Arch, pick *pickFlags,
+	run func([]*regs.Arch, *pickFlags) ([]check.Result, []harness.Tramp, error), asJSON bool) error {
+	after := *pick
+	switch {
+	case *pick.tree != "":
+		t, err := pick.openTree()
+		if err != nil {
+			return err
+		}
+		pt, done, err := kernel.PatchedTree(t, *pick.patch)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		defer done()
+		dir := pt.Dir
+		after.tree, after.opened = &dir, pt
+	case *pick.file != "":
+		f, done, err := kernel.PatchedFile(*pick.file, *pick.patch)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		defer done()
+		after.file, after.fileName, after.includeDir = &f, filepath.Base(*pick.file), filepath.Dir(*pick.file)
+	default:
+		return usagef("--patch goes with --tree DIR or --file F.S")
+	}
+	var rep report.PatchReport
+	var bt, at []harness.Tramp
+	var err error
+	if rep.Before, bt, err = run(as, pick); err != nil {
+		return err
+	}
+	if rep.After, at, err = run(as, &after); err != nil {
+		return err
+	}
+	rep.Delta = report.PatchDelta(rep.Before, rep.After)
+	if asJSON {
+		if err := report.WriteJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "Before %s:\n", *pick.patch)
+		modelLines(w, bt)
+		if err := report.CheckTable(w, rep.Before); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nAfter %s:\n", *pick.patch)
+		modelLines(w, at)
+		if err := report.CheckTable(w, rep.After); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		if err := report.DeltaTable(w, rep.Delta); err != nil {
+			return err
+		}
+	}
+	for _, r := range rep.After {
 		if !r.OK {
 			return errFindings
 		}

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"trampemu/harness"
 	"trampemu/kernel"
@@ -18,7 +20,12 @@ import (
 type pickFlags struct {
 	variants         multi
 	file, role, pair *string
+	tree, patch      *string
 	kern             kernelFlags
+	opened           *kernel.Tree
+	// fileName and includeDir, when set, name a patched copy of --file
+	// as the original and keep the original's folder on the include path.
+	fileName, includeDir string
 }
 
 // kernelFlags choose the kernel model and the CONFIG options of a file.
@@ -75,6 +82,8 @@ func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlag
 	fs.Var(&p.variants, "variant", variantHelp)
 	p.file = fs.String("file", "", "a kernel .S (a whole ftrace_64.S / mcount.S, or your trampoline): every trampoline it defines is checked")
 	p.role = fs.String("role", "", "with --file: only entry, exit, or one symbol (ftrace_caller, ftrace_regs_caller, return_to_handler)")
+	p.tree = fs.String("tree", "", "a kernel source tree: its trampoline files (arch/x86/kernel/ftrace_64.S, arch/s390/kernel/mcount.S), its Makefile version and .config")
+	p.patch = new(string)
 	p.kern.add(fs)
 	if withPair {
 		fs.StringVar(p.pair, "pair", "", "the variant for the other role of --file or a single --variant (default: the intended pair; for a file its own trampoline of the other role, else the variant of its kernel model)")
@@ -82,18 +91,98 @@ func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlag
 	return p
 }
 
-// tramps resolves the file (first) and each named variant; none chosen
-// gives none.
+// addPatchFlag registers --patch (check only).
+func (p *pickFlags) addPatchFlag(fs *flag.FlagSet) {
+	fs.StringVar(p.patch, "patch", "", "a patch (git format-patch / diff -u) applied to a copy of --tree or --file with GNU patch: before, after and the delta per trampoline")
+}
+
+// openTree reads --tree once.
+func (p *pickFlags) openTree() (*kernel.Tree, error) {
+	if p.opened == nil {
+		t, err := kernel.OpenTree(*p.tree)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		p.opened = t
+	}
+	return p.opened, nil
+}
+
+// archNames resolves --arch; with --tree and no --arch, every arch the
+// tree has a trampoline file for.
+func (p *pickFlags) archNames(arch string) ([]*regs.Arch, error) {
+	if *p.tree == "" || arch != "" {
+		a, err := archOf(arch)
+		if err != nil {
+			return nil, err
+		}
+		return []*regs.Arch{a}, nil
+	}
+	t, err := p.openTree()
+	if err != nil {
+		return nil, err
+	}
+	var out []*regs.Arch
+	for _, n := range t.Arches() {
+		a, err := archOf(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// treeTramps loads arch a's trampoline file of a tree, judged by the
+// tree's version and .config unless --kernel / --config say otherwise.
+func (p *pickFlags) treeTramps(a *regs.Arch, t *kernel.Tree) ([]harness.Tramp, error) {
+	rel, ok := t.Files[a.Name]
+	if !ok {
+		return nil, usagef("--tree %s has no %s trampoline file (it has %v)", t.Dir, a.Name, t.Arches())
+	}
+	o, err := p.kern.fileOptions(a)
+	if err != nil {
+		return nil, err
+	}
+	if o.Kernel == nil {
+		c, err := kernel.Choose(a.Name, t.Version, "the tree's Makefile says")
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--tree %s: %v", t.Dir, err)}
+		}
+		o.Kernel = &c
+	}
+	if o.Config == nil {
+		o.Config = t.ConfigFor(a.Name)
+	}
+	o.Name = rel
+	return p.load(a, filepath.Join(t.Dir, rel), o)
+}
+
+// tramps resolves the file or tree (first) and each named variant; none
+// chosen gives none.
 func (p *pickFlags) tramps(a *regs.Arch) ([]harness.Tramp, error) {
 	var out []harness.Tramp
-	if *p.file != "" {
-		ts, err := p.fileTramps(a, *p.file, "")
+	if *p.tree != "" {
+		if *p.file != "" {
+			return nil, usagef("--tree or --file, not both")
+		}
+		t, err := p.openTree()
+		if err != nil {
+			return nil, err
+		}
+		ts, err := p.treeTramps(a, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	} else if *p.file != "" {
+		ts, err := p.fileTramps(a, *p.file, p.fileName)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ts...)
 	} else if *p.role != "" {
-		return nil, usagef("--role goes with --file")
+		return nil, usagef("--role goes with --file or --tree")
 	} else if p.kern.used() {
 		return nil, usagef("--kernel, --config, -D and -U go with --file or --tree (registry variants carry their own options)")
 	}
@@ -118,6 +207,14 @@ func (p *pickFlags) fileTramps(a *regs.Arch, file, name string) ([]harness.Tramp
 		return nil, err
 	}
 	o.Name = name
+	if p.includeDir != "" {
+		o.IncludeDirs = []string{p.includeDir}
+	}
+	return p.load(a, file, o)
+}
+
+// load loads a kernel file and narrows to --role.
+func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]harness.Tramp, error) {
 	f, err := harness.LoadFile(a, file, o)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -140,7 +237,7 @@ func (p *pickFlags) fileTramps(a *regs.Arch, file, name string) ([]harness.Tramp
 	for _, t := range f.Tramps {
 		have = append(have, t.Symbol)
 	}
-	return nil, usagef("--role %q: %s defines %v with these options; give entry, exit or one of them", *p.role, file, have)
+	return nil, usagef("--role %q: want entry or exit, or one of the trampolines %s defines with these options: %v", *p.role, file, have)
 }
 
 // partner resolves --pair for t: the named variant of the other role, or
@@ -175,7 +272,8 @@ func modelLines(w io.Writer, tramps []harness.Tramp) {
 			continue
 		}
 		seen[t.Model] = true
-		fmt.Fprintf(w, "%s: kernel model %s, %s\n", t.Source.Name, t.Model.Model.Name, t.Model.Reason)
+		file, _, _ := strings.Cut(t.Name, ":")
+		fmt.Fprintf(w, "%s: kernel model %s, %s\n", file, t.Model.Model.Name, t.Model.Reason)
 	}
 	if len(seen) > 0 {
 		fmt.Fprintln(w)
