@@ -460,7 +460,7 @@ func (z *analyzer) ran() {
 		return
 	}
 	if z.t.Role == trampolines.Entry && z.h.Setup.Entry.Graph == trampolines.GraphViaCaller && z.h.K.GraphActive() && z.h.Prepares == 0 {
-		z.col.add(Control, "", "", "the graph path never ran: prepare_ftrace_return was not called although a graph user is registered",
-			"ftrace_graph_call / ftrace_graph_caller not reached")
+		z.col.add(Control, "", "", "the graph path did not run: prepare_ftrace_return was not called although a graph user is registered",
+			"ftrace_graph_call -> ftrace_graph_caller -> prepare_ftrace_return")
 	}
 }

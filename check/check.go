@@ -154,11 +154,13 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res.Findings = z.col.findings()
 	res.OK = res.Errors() == 0
 
-	unit := h.EntryUnit()
-	if cfg.Tramp.Role == trampolines.Exit {
-		unit = h.ExitUnit()
-	}
+	unit := h.MeasureUnit(cfg.Tramp)
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
+	if cfg.Tramp.Measure != "" && m.Instructions == 0 {
+		res.Findings = append(res.Findings, Finding{Kind: Control, Severity: Control.Severity(), Count: 1,
+			Summary: cfg.Tramp.Measure + " never ran", Message: cfg.Tramp.Measure + " never ran: no traced call reached it"})
+		res.OK = false
+	}
 	res.Metrics = m.per(z.runs)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {

@@ -147,6 +147,17 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 			exits = append(exits, t)
 		}
 	}
+	// The old graph path (x86-64 <= v5.15): ftrace_graph_caller is a
+	// function of its own, reached from ftrace_caller through the patched
+	// ftrace_graph_call; it gets its own row, costed alone. (s390x's
+	// ftrace_graph_caller is a label inside ftrace_common, sized 0.)
+	if f.Choice.Model.Graph == trampolines.GraphViaCaller && len(entries) > 0 && entries[0].Symbol == "ftrace_caller" {
+		if addr, size, ok := sizedSymbol(im, symFtraceGraphCaller); ok && size > 0 && u.Contains(addr) {
+			g := entries[0]
+			g.Name, g.Measure = f.Name+":"+symFtraceGraphCaller, symFtraceGraphCaller
+			entries = append(entries, g)
+		}
+	}
 	if len(entries)+len(exits) > 0 && len(undefined) > 0 {
 		return nil, fmt.Errorf("%s: undefined symbols: %s (neither the file nor the tool defines them: define them in the file, or a CONFIG option the tool does not model? see 'trampemu list --config')",
 			path, strings.Join(undefined, ", "))
@@ -193,6 +204,38 @@ func (f *File) Role(role trampolines.Role) ([]Tramp, error) {
 	}
 	return nil, fmt.Errorf("%s defines %s with these options: %s; options: -D NAME, -U NAME, --config FILE, --kernel vX.Y",
 		f.Path, what, strings.Join(hints, ", "))
+}
+
+// sizedSymbol finds a symbol with its size.
+func sizedSymbol(im *asm.Image, name string) (addr, size uint64, ok bool) {
+	for _, s := range im.Symbols {
+		if s.Name == name {
+			return s.Addr, s.Size, true
+		}
+	}
+	return 0, 0, false
+}
+
+// MeasureUnit returns the code range the cost of t counts: its Measure
+// function when set, else the role's whole unit.
+func (h *Harness) MeasureUnit(t Tramp) asm.Unit {
+	u := h.entryUnit
+	if t.Role == trampolines.Exit {
+		u = h.exitUnit
+	}
+	if t.Measure == "" {
+		return u
+	}
+	addr, ok := h.Image.Symbol(t.Measure)
+	if !ok || !u.Contains(addr) {
+		return asm.Unit{Name: t.Measure}
+	}
+	for _, s := range h.Image.Symbols {
+		if s.Name == t.Measure && s.Addr == addr {
+			return asm.Unit{Name: t.Measure, Start: addr, End: addr + s.Size}
+		}
+	}
+	return asm.Unit{Name: t.Measure}
 }
 
 // localSymbol finds a symbol by name, local ones included.

@@ -36,9 +36,21 @@ type Tramp struct {
 	// Partner, when set, is the trampoline for the other role (a kernel
 	// file's own return_to_handler or entry).
 	Partner *Tramp
+	// Measure, when set, names the function whose code the cost counts
+	// (ftrace_graph_caller: reached through ftrace_caller, costed alone).
+	Measure string
 	// Support are sources linked with the trampoline (stand-ins for kernel
 	// functions a kernel file names but never reaches).
 	Support []asm.Source
+}
+
+// Trampoline names what the row checks: the measured function, else the
+// symbol the traced call site calls (or returns into).
+func (t Tramp) Trampoline() string {
+	if t.Measure != "" {
+		return t.Measure
+	}
+	return t.Symbol
 }
 
 // NoFullRegs reports whether the entry trampoline predates

@@ -229,13 +229,13 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		return ts, nil
 	}
 	for _, t := range f.Tramps {
-		if t.Symbol == *p.role {
+		if t.Trampoline() == *p.role {
 			return []harness.Tramp{t}, nil
 		}
 	}
 	var have []string
 	for _, t := range f.Tramps {
-		have = append(have, t.Symbol)
+		have = append(have, t.Trampoline())
 	}
 	return nil, usagef("--role %q: want entry or exit, or one of the trampolines %s defines with these options: %v", *p.role, file, have)
 }
