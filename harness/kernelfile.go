@@ -43,6 +43,31 @@ type File struct {
 	Tramps []Tramp
 }
 
+// FileConfig returns the CONFIG options a file of model m is built with:
+// the model's distribution defaults, or o.Config (a .config) with the
+// model's compiler flags (CC_USING_*, not in a .config), then -D / -U. A
+// nil model gives only -D / -U.
+func FileConfig(m *kernel.Model, o FileOptions) (kernel.Config, error) {
+	base := kernel.Config{}
+	if m != nil {
+		base = m.Config
+	}
+	if o.Config != nil {
+		base = kernel.Config{}
+		for k, v := range o.Config {
+			base[k] = v
+		}
+		if m != nil {
+			for k, v := range m.Config {
+				if !strings.HasPrefix(k, "CONFIG_") {
+					base[k] = v
+				}
+			}
+		}
+	}
+	return o.Options.Apply(base)
+}
+
 // fileRole is a trampoline a kernel file may define, and the option that
 // usually compiles it out.
 type fileRole struct {
@@ -76,20 +101,7 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	} else if f.Choice, err = kernel.Detect(a.Name, text); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	base := kernel.Config(f.Choice.Model.Config)
-	if o.Config != nil {
-		base = kernel.Config{}
-		for k, v := range o.Config {
-			base[k] = v
-		}
-		// The Makefile's compiler flags (CC_USING_*) are not in a .config.
-		for k, v := range f.Choice.Model.Config {
-			if !strings.HasPrefix(k, "CONFIG_") {
-				base[k] = v
-			}
-		}
-	}
-	if f.Config, err = o.Options.Apply(base); err != nil {
+	if f.Config, err = FileConfig(f.Choice.Model, o); err != nil {
 		return nil, err
 	}
 	defs := f.Config.Defines()

@@ -57,8 +57,7 @@ func cmdAsm(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("asm", flag.ContinueOnError)
 	arch := archFlag(fs, "")
 	variant := fs.String("variant", "", "list a registry variant instead of a file")
-	var defs multi
-	fs.Var(&defs, "D", "preprocessor define NAME[=VALUE] (repeatable)")
+	kern := addKernelFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -87,34 +86,40 @@ func cmdAsm(args []string, w io.Writer) error {
 		}
 		src = asm.Source{Name: fs.Arg(0), Text: text}
 		dirs = []string{filepath.Dir(fs.Arg(0))}
+		// A kernel file is built as check builds it: its model's CONFIG
+		// options (or --config), then -D / -U; a file that fits no model
+		// gets only -D / -U.
+		o, err := kern.fileOptions(a)
+		if err != nil {
+			return err
+		}
+		var m *kernel.Model
+		if o.Kernel != nil {
+			m = o.Kernel.Model
+		} else if c, err := kernel.Detect(a.Name, text); err == nil {
+			m = c.Model
+		}
+		c, err := harness.FileConfig(m, o)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		src.Defines = c.Defines()
 	default:
 		return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
 	}
 	src.Unit = "code"
-	defines := map[string]string{}
-	for _, d := range defs {
-		k, v, _ := strings.Cut(d, "=")
-		defines[k] = v
+	if *variant != "" && kern.used() {
+		return usagef("--kernel, --config, -D and -U go with a file (a variant carries its own options)")
 	}
 	hosts := append([]string{"ftrace_stub"}, harness.HostFuncs...)
-	im, err := asm.Build(asm.Options{Arch: a, Defines: defines, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
-		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(providedData(a))})
+	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
+		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())},
+		asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))})
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(w, asm.FormatListing(im))
 	return nil
-}
-
-// providedData defines the kernel data symbols a trampoline may use, as
-// weak zero words, so a file links on its own.
-func providedData(a *regs.Arch) string {
-	var b strings.Builder
-	b.WriteString("\t.data\n")
-	for _, s := range []string{"function_trace_op", "ftrace_func", "ftrace_trace_function"} {
-		fmt.Fprintf(&b, "\t.weak %s\n%s:\t.quad 0\n", s, s)
-	}
-	return b.String()
 }
 
 func cmdList(args []string, w io.Writer) error {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"trampemu/native"
 	"trampemu/report"
@@ -34,6 +35,11 @@ func cmdNative(args []string, w io.Writer) error {
 	}
 	var jobs []native.Job
 	for _, t := range tramps {
+		if t.Variant == nil && (t.Measure != "" || (t.Symbol != "ftrace_caller" && t.Symbol != "return_to_handler")) {
+			// The child rebuilds a file's pairing from its path and role
+			// (FromFile: ftrace_caller, return_to_handler).
+			continue
+		}
 		partner, err := pick.partner(native.Arch, t)
 		if err != nil {
 			return err
@@ -41,11 +47,18 @@ func cmdNative(args []string, w io.Writer) error {
 		// The child rebuilds the pairing from names (and the file's path).
 		spec := native.Spec{Variant: t.Name}
 		if t.Variant == nil {
-			spec = native.Spec{File: *pick.file, Role: t.Role}
+			spec = native.Spec{File: t.Source.Name, Role: t.Role}
 		}
-		j := native.Job{Arch: a.Name, Entry: spec, Exit: native.Spec{Variant: partner.Name}, Calls: *calls, Repeats: *repeats}
+		other := native.Spec{Variant: partner.Name}
+		if partner.Variant == nil {
+			other = native.Spec{File: partner.Source.Name, Role: partner.Role}
+		}
+		j := native.Job{Arch: a.Name, Entry: spec, Exit: other, Calls: *calls, Repeats: *repeats}
 		if t.Role == trampolines.Exit {
 			j.Entry, j.Exit = j.Exit, j.Entry
+		}
+		if slices.ContainsFunc(jobs, func(o native.Job) bool { return o.Entry == j.Entry && o.Exit == j.Exit }) {
+			continue // a file's entry and exit make one pairing
 		}
 		jobs = append(jobs, j)
 	}
