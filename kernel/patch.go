@@ -113,14 +113,21 @@ func PatchedTree(t *Tree, patch string) (after *Tree, done func(), err error) {
 	return after, done, nil
 }
 
-// PatchedFile applies a patch of one file to a copy of file (whatever path
-// the patch names) and returns the copy's path. done removes it.
+// PatchedFile applies the part of a patch that changes file to a copy of
+// it and returns the copy's path; done removes it. git apply does it
+// (--include: a mail that also changes Kconfig or headers applies to the
+// one file): the patch's paths come from git apply --numstat, and the one
+// with file's base name is taken when there are several.
 func PatchedFile(file, patch string) (string, func(), error) {
-	prog, err := patchProgram()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return "", nil, errors.New("git not found in PATH: install the Debian package git (make deps does it)")
+	}
+	abs, err := filepath.Abs(patch)
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := os.Stat(patch); err != nil {
+	if _, err := os.Stat(abs); err != nil {
 		return "", nil, fmt.Errorf("--patch: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "trampemu-patch-")
@@ -128,22 +135,42 @@ func PatchedFile(file, patch string) (string, func(), error) {
 		return "", nil, err
 	}
 	done := func() { os.RemoveAll(dir) }
-	copyPath := filepath.Join(dir, filepath.Base(file))
-	if err := copyFile(file, copyPath); err != nil {
-		done()
-		return "", nil, err
+	fail := func(err error) (string, func(), error) { done(); return "", nil, err }
+	apply := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(git, append([]string{"apply"}, args...)...)
+		cmd.Dir = dir
+		return cmd.CombinedOutput()
 	}
-	// The file's own folder's headers stay reachable: the copy's includes
-	// are resolved by the caller with the original folder.
-	out, err := exec.Command(prog, "--batch", "--forward", "--fuzz=0", "--reject-file=-", "--no-backup-if-mismatch", copyPath, "-i", patch).CombinedOutput()
-	out = []byte(strings.ReplaceAll(string(out), copyPath, file))
+	out, err := apply("--numstat", abs)
 	if err != nil {
-		done()
-		return "", nil, patchError(patch, file, out)
+		return fail(fmt.Errorf("--patch %s: not a patch git apply can read: %s", patch, strings.TrimSpace(string(out))))
 	}
-	if n := len(checkingFile.FindAllString(string(out), -1)); n > 1 {
-		done()
-		return "", nil, fmt.Errorf("--patch %s changes %d files; with --file it must change only the one file (use --tree for a patch of several)", patch, n)
+	var paths []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) == 3 {
+			paths = append(paths, f[2])
+		}
+	}
+	target := ""
+	if len(paths) == 1 {
+		target = paths[0]
+	}
+	for _, p := range paths {
+		if len(paths) > 1 && filepath.Base(p) == filepath.Base(file) {
+			target = p
+		}
+	}
+	if target == "" {
+		return fail(fmt.Errorf("--patch %s changes %v, none of them %s: give the file it changes, or use --tree", patch, paths, filepath.Base(file)))
+	}
+	copyPath := filepath.Join(dir, filepath.FromSlash(target))
+	if err := copyFile(file, copyPath); err != nil {
+		return fail(err)
+	}
+	if out, err := apply("--include="+target, abs); err != nil {
+		msg := strings.TrimSpace(strings.ReplaceAll(string(out), "error: ", ""))
+		msg = strings.ReplaceAll(msg, "\n", "; ")
+		return fail(fmt.Errorf("--patch %s does not apply to %s (as %s): %s", patch, file, target, msg))
 	}
 	return copyPath, done, nil
 }

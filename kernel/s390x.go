@@ -44,17 +44,18 @@ var s390Models = []*Model{
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
 		Config:  merge(s390Base, s390Args, s390Direct),
 		Doc:     "separate ftrace_regs_caller (ftrace_regs_entry macro); graph through ftrace_graph_caller; return_to_handler passes r2"},
-	{Name: "v6.5-v6.9", Arch: "s390x", From: Version{6, 5}, To: Version{6, 9}, WithArgs: true,
+	{Name: "v6.5-v6.12", Arch: "s390x", From: Version{6, 5}, To: Version{6, 12}, WithArgs: true,
 		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitRetRegs,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-retval"},
 		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
 		Doc:     "return_to_handler passes struct fgraph_ret_regs (__FGRAPH_RET_*); graph still through ftrace_graph_caller"},
-	// The release that moved s390 graph entry to ftrace_graph_func lies
-	// between v6.4 (mcount.S still has ftrace_graph_caller) and v6.10 (it
-	// has not, return_to_handler still passes fgraph_ret_regs); v6.10 is
-	// the boundary used for --kernel and trees, files are judged by what
-	// they contain.
-	{Name: "v6.10-v6.13", Arch: "s390x", From: Version{6, 10}, To: Version{6, 13}, WithArgs: true,
+	// s390 graph entry moved to ftrace_graph_func in v6.13: mcount.S of
+	// v6.12 (the "Linux 6.12-rc7" side of xkhelper/aston-mainline@c3155cf)
+	// still has ftrace_graph_caller, the v6.13-era file of
+	// intel-lab-lkp/linux@d421609 has not, and return_to_handler still
+	// passes fgraph_ret_regs. v6.13 is the boundary for --kernel and trees;
+	// files are judged by what they contain.
+	{Name: "v6.13", Arch: "s390x", From: Version{6, 13}, To: Version{6, 13}, WithArgs: true,
 		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitRetRegs,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller", trampolines.Exit: "rth-retval"},
 		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
@@ -79,9 +80,8 @@ var (
 // detectS390 reads arch/s390/kernel/mcount.S of any era:
 //   - ".set ftrace_regs_caller,ftrace_caller" up to v5.13; v5.14 added the
 //     ftrace_regs_entry macro and a real ftrace_regs_caller;
-//   - the "j" at ftrace_graph_caller (patched to a nop) exists up to v6.4
-//     at least and is gone by v6.10, which graphs through
-//     ftrace_graph_func;
+//   - the "j" at ftrace_graph_caller (patched to a nop) exists up to v6.12;
+//     v6.13 graphs through ftrace_graph_func;
 //   - return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs) in
 //     v6.5-v6.13 and STACK_FREGS_PTREGS_* / __FTRACE_REGS (struct
 //     ftrace_regs) from v6.14; before, it passes only r2.
@@ -99,10 +99,10 @@ func detectS390(src string) Evidence {
 		}
 		if defines(src, "ftrace_graph_caller") {
 			ev.Graph = trampolines.GraphViaCaller
-			ev.note("ftrace_graph_caller's j is patched to a nop (<= v6.9)")
+			ev.note("ftrace_graph_caller's j is patched to a nop (<= v6.12)")
 		} else {
 			ev.Graph = trampolines.GraphViaOps
-			ev.note("no ftrace_graph_caller: graph through ftrace_graph_func (v6.10+)")
+			ev.note("no ftrace_graph_caller: graph through ftrace_graph_func (v6.13+)")
 		}
 	}
 	if ev.Exit {

@@ -37,8 +37,8 @@ var kernelFiles = []kernelFile{
 	{regs.X86_64, "x86_64_v6.19.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": {check.WrongValue}}},
 	// ftrace_regs_caller is set to ftrace_caller: checked once.
 	{regs.S390X, "s390x_v4.19.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
-	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.9", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
-	{regs.S390X, "s390x_v6.10.S", "v6.10-v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	// No vacuous pass: the graph path never calls prepare_ftrace_return, so
 	// the entry checks say so and return_to_handler never runs.
@@ -103,7 +103,7 @@ func TestKernelFileSameAsVariant(t *testing.T) {
 		{regs.X86_64, "x86_64_v5.10.S", "rth-legacy"},
 		{regs.S390X, "s390x_v6.14.S", "rth-merged"},
 		{regs.S390X, "s390x_v6.5.S", "rth-retval"},
-		{regs.S390X, "s390x_v6.10.S", "rth-retval"},
+		{regs.S390X, "s390x_v6.13.S", "rth-retval"},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.variant, func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestKernelFileOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{"x86_64": "v6.5-v6.13", "s390x": "v6.10-v6.13"}[a.Name]
+		want := map[string]string{"x86_64": "v6.5-v6.13", "s390x": "v6.13"}[a.Name]
 		if rs[0].Kernel.Model != want || rs[0].OK {
 			t.Errorf("%s %s as v6.13: model %s ok=%v, want %s with errors", a.Name, file, rs[0].Kernel.Model, rs[0].OK, want)
 		}

@@ -1,5 +1,5 @@
 /*
- * trampemu test file in the shape of a v6.5..v6.9 s390x mcount.S (written
+ * trampemu test file in the shape of a v6.5..v6.12 s390x mcount.S (written
  * for trampemu): the ftrace_regs_entry macro for ftrace_caller and
  * ftrace_regs_caller, ftrace_common with the z196 / pre-z196 branches and
  * the patched j at ftrace_graph_caller, a return_to_handler that passes a

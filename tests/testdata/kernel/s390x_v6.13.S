@@ -1,5 +1,5 @@
 /*
- * trampemu test file in the shape of a v6.10..v6.13 s390x mcount.S
+ * trampemu test file in the shape of a v6.13 s390x mcount.S
  * (written for trampemu): the v6.14 entry code (graph through
  * ftrace_graph_func, no ftrace_graph_caller) with a return_to_handler that
  * still passes a struct fgraph_ret_regs (__FGRAPH_RET_*). Both roles, one
