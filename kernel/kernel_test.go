@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -181,6 +183,63 @@ func FuzzDetect(f *testing.F) {
 		ch, err := Detect(arch, []byte(text))
 		if err == nil && (ch.Model == nil || ch.Reason == "" || ch.Model.Arch != arch) {
 			t.Fatalf("Detect(%q) = %+v without an error", arch, ch)
+		}
+	})
+}
+
+func TestMakefileVersion(t *testing.T) {
+	v, err := MakefileVersion([]byte("# SPDX\nVERSION = 6\nPATCHLEVEL = 14\nSUBLEVEL = 3\nEXTRAVERSION = -rc1\nNAME = Baby Opossum Posse\n"))
+	if err != nil || v != (Version{6, 14}) {
+		t.Errorf("got %v, %v; want v6.14", v, err)
+	}
+	if _, err := MakefileVersion([]byte("all:\n\techo\n")); err == nil {
+		t.Error("a Makefile without VERSION: want an error")
+	}
+}
+
+// TestOpenTree: a generated tree per arch, with and without a .config.
+func TestOpenTree(t *testing.T) {
+	for _, c := range []struct{ arch, file, config string }{
+		{"x86_64", "arch/x86/kernel/ftrace_64.S", "CONFIG_X86_64=y\n"},
+		{"s390x", "arch/s390/kernel/mcount.S", "CONFIG_S390=y\nCONFIG_64BIT=y\n"},
+		{"s390x", "arch/s390/kernel/mcount.S", ""},
+	} {
+		dir := t.TempDir()
+		for rel, text := range map[string]string{"Makefile": "VERSION = 6\nPATCHLEVEL = 1\n", c.file: "/* empty */\n", ".config": c.config} {
+			if rel == ".config" && text == "" {
+				continue
+			}
+			p := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, err := OpenTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Version != (Version{6, 1}) || tr.Files[c.arch] != c.file || len(tr.Arches()) != 1 {
+			t.Errorf("%s: %+v", c.arch, tr)
+		}
+		if got := tr.ConfigFor(c.arch) != nil; got != (c.config != "") {
+			t.Errorf("%s: config for the arch: %v, want %v", c.arch, got, c.config != "")
+		}
+	}
+	if _, err := OpenTree(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no top Makefile") {
+		t.Errorf("empty dir: %v", err)
+	}
+}
+
+func FuzzMakefileVersion(f *testing.F) {
+	f.Add([]byte("VERSION = 6\nPATCHLEVEL = 19\n"))
+	f.Add([]byte("VERSION = 99999999999999999999\nPATCHLEVEL = 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := MakefileVersion(data)
+		if err == nil && (v.Major > 1000 || v.Minor > 1000) {
+			t.Fatalf("version %v accepted", v)
 		}
 	})
 }

@@ -38,19 +38,9 @@ func OpenTree(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("--tree %s: no top Makefile (%v): give the kernel source tree's top directory", dir, err)
 	}
 	t := &Tree{Dir: dir, Files: map[string]string{}}
-	got := map[string]int{}
-	for _, m := range makeVar.FindAllSubmatch(mk, -1) {
-		n, _ := strconv.Atoi(string(m[2]))
-		if _, seen := got[string(m[1])]; !seen {
-			got[string(m[1])] = n
-		}
+	if t.Version, err = MakefileVersion(mk); err != nil {
+		return nil, fmt.Errorf("--tree %s: %w", dir, err)
 	}
-	maj, ok1 := got["VERSION"]
-	min, ok2 := got["PATCHLEVEL"]
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("--tree %s: the top Makefile has no VERSION = / PATCHLEVEL = lines", dir)
-	}
-	t.Version = Version{maj, min}
 	if data, err := os.ReadFile(filepath.Join(dir, ".config")); err == nil {
 		if t.Config, err = ParseConfig(filepath.Join(dir, ".config"), data); err != nil {
 			return nil, err
@@ -75,6 +65,27 @@ func OpenTree(dir string) (*Tree, error) {
 		return nil, fmt.Errorf("--tree %s: none of %v in the tree", dir, want)
 	}
 	return t, nil
+}
+
+// MakefileVersion reads VERSION and PATCHLEVEL from a kernel's top
+// Makefile (the first assignment of each).
+func MakefileVersion(mk []byte) (Version, error) {
+	got := map[string]int{}
+	for _, m := range makeVar.FindAllSubmatch(mk, -1) {
+		n, err := strconv.Atoi(string(m[2]))
+		if err != nil || n > 1000 {
+			return Version{}, fmt.Errorf("the top Makefile's %s = %s is not a version number", m[1], m[2])
+		}
+		if _, seen := got[string(m[1])]; !seen {
+			got[string(m[1])] = n
+		}
+	}
+	maj, ok1 := got["VERSION"]
+	min, ok2 := got["PATCHLEVEL"]
+	if !ok1 || !ok2 {
+		return Version{}, fmt.Errorf("the top Makefile has no VERSION = / PATCHLEVEL = lines")
+	}
+	return Version{maj, min}, nil
 }
 
 // Arches lists the arches the tree has a trampoline file for, sorted.

@@ -176,6 +176,19 @@ func listModels(w io.Writer, as []*regs.Arch) error {
 	return nil
 }
 
+// modelsMarkdown renders every arch's kernel models with their default
+// CONFIG options as a Markdown table.
+func modelsMarkdown(w io.Writer) {
+	fmt.Fprintln(w, "| arch | model | graph entry | exit ABI | partners | default CONFIG options (a distribution kernel's) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, a := range regs.Arches {
+		for _, m := range kernel.ModelsOf(a.Name) {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s / %s | %s |\n", a.Name, m.Name, m.Graph, m.ExitABI,
+				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit], strings.Join(configWords(m.Config), " "))
+		}
+	}
+}
+
 func configWords(c kernel.Config) []string {
 	var out []string
 	for _, k := range c.Names() {
@@ -380,6 +393,10 @@ type fullReport struct {
 	// why there is none (a host that is not Linux x86-64, --native 0).
 	Native     []native.Result `json:"native,omitempty"`
 	NativeNote string          `json:"native_note,omitempty"`
+	// Tree is the check of --tree's trampoline files, when given.
+	Tree    []check.Result `json:"tree,omitempty"`
+	TreeDir string         `json:"tree_dir,omitempty"`
+	treeTr  []harness.Tramp
 }
 
 func cmdReport(args []string, w io.Writer) error {
@@ -390,6 +407,7 @@ func cmdReport(args []string, w io.Writer) error {
 	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	out := fs.String("out", "", "also write report.md and report.json into this folder")
+	tree := fs.String("tree", "", "also check this kernel tree's trampoline files (as check --tree does)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -398,6 +416,12 @@ func cmdReport(args []string, w io.Writer) error {
 		return err
 	}
 	var rep fullReport
+	if *tree != "" {
+		if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
+			return err
+		}
+		rep.TreeDir = *tree
+	}
 	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed}); err != nil {
 		return err
 	}
@@ -463,7 +487,43 @@ func cmdReport(args []string, w io.Writer) error {
 			return errFindings
 		}
 	}
+	for _, r := range rep.Tree {
+		if !r.OK {
+			return errFindings
+		}
+	}
 	return nil
+}
+
+// checkTree checks a kernel tree's trampoline files of the given arches
+// (those the tree has) with every workload.
+func checkTree(dir string, as []*regs.Arch, calls int) ([]check.Result, []harness.Tramp, error) {
+	p := &pickFlags{file: new(string), role: new(string), pair: new(string), tree: &dir, patch: new(string),
+		kern: kernelFlags{version: new(string), config: new(string)}}
+	t, err := p.openTree()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []check.Result
+	var ts []harness.Tramp
+	for _, a := range as {
+		if _, ok := t.Files[a.Name]; !ok {
+			continue
+		}
+		tramps, err := p.tramps(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, tr := range tramps {
+			r, err := check.Run(check.Config{Arch: a, Tramp: tr, Calls: calls, Seed: 1})
+			if err != nil {
+				return nil, nil, usageError{err.Error()}
+			}
+			rs = append(rs, r...)
+		}
+		ts = append(ts, tramps...)
+	}
+	return rs, ts, nil
 }
 
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
@@ -486,6 +546,18 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	if err := scenarios.WriteMeasureTable(w, rep.ShadowStack); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
+	if rep.TreeDir != "" {
+		fmt.Fprintf(w, "## Kernel tree %s\n\n```\n", rep.TreeDir)
+		modelLines(w, rep.treeTr)
+		if err := report.CheckTable(w, rep.Tree); err != nil {
+			return err
+		}
+		fmt.Fprint(w, "```\n\n")
+	}
+	fmt.Fprintln(w, "## Kernel models (how `--file` and `--tree` judge a kernel's own files)")
+	fmt.Fprintln(w)
+	modelsMarkdown(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## x86-64 on the host CPU")
 	fmt.Fprintln(w)

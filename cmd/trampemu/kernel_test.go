@@ -77,6 +77,7 @@ func TestKernelCLI(t *testing.T) {
 		{[]string{"check", "--tree", t.TempDir()}, 2, "", "no top Makefile"},
 		{[]string{"trace", "--tree", s390, "--arch", "s390x", "--role", "return_to_handler"}, 0, "return_to_handler", ""},
 		{[]string{"list", "--config", "--arch", "x86_64"}, 0, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS", ""},
+		{[]string{"report", "--arch", "s390x", "--speed", "0", "--native", "0", "--calls", "1", "--tree", s390}, 0, "arch/s390/kernel/mcount.S: kernel model v6.14+, the tree's Makefile says v6.14", ""},
 		{[]string{"list", "--config"}, 0, "v6.13", ""},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.14.S", "--patch", kdata + "x86_64_stale.patch"}, wl...), 2, "", "patch failed: x86_64_v6.14.S:144"},
 		{append([]string{"check", "--arch", "x86_64", "--variant", "rth-merged", "--patch", kdata + "x86_64_stale.patch"}, wl...), 2, "", "--patch goes with --tree DIR or --file F.S"},
