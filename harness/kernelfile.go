@@ -126,7 +126,7 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	}
 	u, _ := im.Unit(string(trampolines.Entry))
 	var entries, exits []Tramp
-	at := map[uint64]string{}
+	at := map[uint64]bool{}
 	for _, r := range fileRoles {
 		addr, ok := im.Symbol(r.symbol)
 		if r.role == trampolines.Exit {
@@ -136,13 +136,12 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		if !ok || !u.Contains(addr) {
 			continue
 		}
-		if prev, dup := at[addr]; dup {
+		if at[addr] {
 			// s390x <= v5.13: ".set ftrace_regs_caller,ftrace_caller", the
 			// same code; checked once.
-			_ = prev
 			continue
 		}
-		at[addr] = r.symbol
+		at[addr] = true
 		t := Tramp{
 			Name: f.Name + ":" + r.symbol, Role: r.role, Symbol: r.symbol,
 			Source: src(r.role), IncludeDirs: dirs,
@@ -150,12 +149,9 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		}
 		if r.role == trampolines.Entry {
 			t.Graph = f.Choice.Model.Graph
-		} else {
-			t.ExitABI = f.Choice.Model.ExitABI
-		}
-		if r.role == trampolines.Entry {
 			entries = append(entries, t)
 		} else {
+			t.ExitABI = f.Choice.Model.ExitABI
 			exits = append(exits, t)
 		}
 	}
