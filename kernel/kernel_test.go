@@ -19,6 +19,8 @@ func TestParseVersion(t *testing.T) {
 		{"6.1", Version{6, 1}, false},
 		{"5.10.198", Version{5, 10}, false},
 		{"v6.19-rc2", Version{6, 19}, false},
+		{"v6.14+", Version{6, 14}, false},
+		{"v6.5-v6.13", Version{6, 5}, false},
 		{"six", Version{}, true},
 		{"v6", Version{}, true},
 		{"v99999.1", Version{}, true},

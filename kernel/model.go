@@ -21,9 +21,10 @@ func (v Version) Less(w Version) bool {
 	return v.Major < w.Major || (v.Major == w.Major && v.Minor < w.Minor)
 }
 
-var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:[.-].*)?$`)
+var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:[.+-].*)?$`)
 
-// ParseVersion reads "v6.14", "6.14", "6.14.3" or "v6.14-rc2".
+// ParseVersion reads "v6.14", "6.14", "6.14.3", "v6.14-rc2", or a model
+// name ("v6.14+", "v6.5-v6.13": its first version).
 func ParseVersion(s string) (Version, error) {
 	m := versionRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {

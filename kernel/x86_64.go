@@ -23,7 +23,9 @@ var (
 	x86Direct = yes("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_DIRECT_CALLS")
 	// v5.11: "ftrace/x86: Allow for arguments to be passed in to ftrace_regs by default".
 	x86Args = yes("CONFIG_DYNAMIC_FTRACE_WITH_ARGS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS")
-	// v5.18: CONFIG_X86_KERNEL_IBT (arch/x86/Kconfig); v5.19: CONFIG_OBJTOOL.
+	// v5.18: CONFIG_X86_KERNEL_IBT (arch/x86/Kconfig: SYM_FUNC_START opens
+	// with endbr64); v5.19: CONFIG_OBJTOOL. The v5.16-v6.4 model takes them
+	// from v5.18 on for the whole era.
 	x86IBT = yes("CONFIG_X86_KERNEL_IBT", "CONFIG_OBJTOOL", "CONFIG_RETPOLINE", "CONFIG_RETHUNK")
 	// v6.2: call depth tracking; v6.9 renamed the mitigations CONFIG_MITIGATION_*.
 	x86Depth = yes("CONFIG_CALL_DEPTH_TRACKING")
