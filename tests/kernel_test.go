@@ -188,3 +188,36 @@ func TestKernelFileOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelFileConfigChangesCode: -D / -U reach the file's #ifdef branches:
+// x86-64 CONFIG_FRAME_POINTER (save_mcount_regs builds two fake frames)
+// and s390x without CONFIG_HAVE_MARCH_Z196_FEATURES (the pre-z196 code)
+// cost more instructions and still pass.
+func TestKernelFileConfigChangesCode(t *testing.T) {
+	cases := []struct {
+		arch *regs.Arch
+		file string
+		opt  kernel.Options
+	}{
+		{regs.X86_64, "x86_64_v6.14.S", kernel.Options{Define: []string{"CONFIG_FRAME_POINTER"}}},
+		{regs.S390X, "s390x_v6.14.S", kernel.Options{Undef: []string{"CONFIG_HAVE_MARCH_Z196_FEATURES"}}},
+	}
+	for _, c := range cases {
+		cost := func(o kernel.Options) check.Result {
+			tr, err := loadRole(c.arch, c.file, harness.FileOptions{Options: o}, "entry")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rs[0]
+		}
+		base, changed := cost(kernel.Options{}), cost(c.opt)
+		if !changed.OK || changed.Metrics.Instructions <= base.Metrics.Instructions {
+			t.Errorf("%s %s %+v: ok=%v, %v instructions (default %v): want ok and more%s", c.arch.Name, c.file, c.opt,
+				changed.OK, changed.Metrics.Instructions, base.Metrics.Instructions, findings(changed))
+		}
+	}
+}

@@ -79,6 +79,9 @@ func TestKernelCLI(t *testing.T) {
 		{[]string{"list", "--config", "--arch", "x86_64"}, 0, "CONFIG_DYNAMIC_FTRACE_WITH_ARGS", ""},
 		{[]string{"report", "--arch", "s390x", "--speed", "0", "--native", "0", "--calls", "1", "--tree", s390}, 0, "arch/s390/kernel/mcount.S: kernel model v6.14+, the tree's Makefile says v6.14", ""},
 		{[]string{"list", "--config"}, 0, "v6.13", ""},
+		{[]string{"asm", "--arch", "s390x", kdata + "s390x_v6.14.S"}, 0, "aghik", ""},
+		{[]string{"asm", "--arch", "s390x", "-U", "CONFIG_HAVE_MARCH_Z196_FEATURES", kdata + "s390x_v6.14.S"}, 0, "ltgr", ""},
+		{[]string{"asm", "--arch", "x86_64", "--variant", "rth-merged", "-D", "X"}, 2, "", "go with a file"},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.14.S", "--patch", kdata + "x86_64_stale.patch"}, wl...), 2, "", "patch failed: x86_64_v6.14.S:144"},
 		{append([]string{"check", "--arch", "x86_64", "--variant", "rth-merged", "--patch", kdata + "x86_64_stale.patch"}, wl...), 2, "", "--patch goes with --tree DIR or --file F.S"},
 	}
