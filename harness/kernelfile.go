@@ -29,6 +29,46 @@ type FileOptions struct {
 	IncludeDirs []string
 }
 
+// FileFlags are a user's choices for a kernel file as text, as flags give
+// them (and a child process's job carries them): --kernel, --config, -D,
+// -U.
+type FileFlags struct {
+	Kernel string   `json:"kernel,omitempty"`
+	Config string   `json:"config,omitempty"`
+	Define []string `json:"define,omitempty"`
+	Undef  []string `json:"undef,omitempty"`
+}
+
+// Used reports whether any choice is made.
+func (ff FileFlags) Used() bool {
+	return ff.Kernel != "" || ff.Config != "" || len(ff.Define) > 0 || len(ff.Undef) > 0
+}
+
+// Options resolves the flags for arch a: the model of --kernel, the
+// .config of --config, -D and -U.
+func (ff FileFlags) Options(a *regs.Arch) (FileOptions, error) {
+	o := FileOptions{Options: kernel.Options{Define: ff.Define, Undef: ff.Undef}}
+	if ff.Kernel != "" {
+		v, err := kernel.ParseVersion(ff.Kernel)
+		if err != nil {
+			return o, fmt.Errorf("--kernel: %w", err)
+		}
+		c, err := kernel.Choose(a.Name, v, "--kernel")
+		if err != nil {
+			return o, fmt.Errorf("--kernel: %w", err)
+		}
+		o.Kernel = &c
+	}
+	if ff.Config != "" {
+		c, err := kernel.ReadConfig(ff.Config)
+		if err != nil {
+			return o, err
+		}
+		o.Config = c
+	}
+	return o, nil
+}
+
 // File is a kernel-style .S (a whole ftrace_64.S / mcount.S, or a piece of
 // one) with the model and options it is built with, and the trampolines
 // it defines under those options.

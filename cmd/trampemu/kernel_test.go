@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"trampemu/harness"
+	"trampemu/native"
 	"trampemu/report"
 )
 
@@ -138,5 +140,24 @@ func TestPatchDelta(t *testing.T) {
 	// The tree itself is unchanged.
 	if got, _ := os.ReadFile(filepath.Join(tree, "arch/x86/kernel/ftrace_64.S")); !bytes.Equal(got, orig) {
 		t.Error("--patch changed the tree")
+	}
+}
+
+// TestNativeSpecCarriesOptions: the child process rebuilds a kernel file
+// with the model and CONFIG choices the parent judged it by.
+func TestNativeSpecCarriesOptions(t *testing.T) {
+	s := native.Spec{File: kdata + "x86_64_v6.14.S", Role: "entry",
+		Flags: harness.FileFlags{Kernel: "v6.14", Define: []string{"CONFIG_FRAME_POINTER"}, Undef: []string{"CONFIG_X86_KERNEL_IBT"}}}
+	tr, err := s.Tramp("entry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tr.Source.Defines
+	if d["CONFIG_FRAME_POINTER"] != "1" || d["CONFIG_X86_KERNEL_IBT"] != "" || tr.Model == nil || tr.Model.Model.Name != "v6.14+" {
+		t.Errorf("defines %v, model %+v", d, tr.Model)
+	}
+	s.Flags.Kernel = "v1.0"
+	if _, err := s.Tramp("entry"); err == nil || !strings.Contains(err.Error(), "the models are") {
+		t.Errorf("bad --kernel in a spec: %v", err)
 	}
 }

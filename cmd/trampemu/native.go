@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 
+	"trampemu/harness"
 	"trampemu/native"
 	"trampemu/report"
 	"trampemu/trampolines"
@@ -45,19 +47,12 @@ func cmdNative(args []string, w io.Writer) error {
 			return err
 		}
 		// The child rebuilds the pairing from names (and the file's path).
-		spec := native.Spec{Variant: t.Name}
-		if t.Variant == nil {
-			spec = native.Spec{File: t.Source.Name, Role: t.Role}
-		}
-		other := native.Spec{Variant: partner.Name}
-		if partner.Variant == nil {
-			other = native.Spec{File: partner.Source.Name, Role: partner.Role}
-		}
+		spec, other := fileSpec(pick, t), fileSpec(pick, partner)
 		j := native.Job{Arch: a.Name, Entry: spec, Exit: other, Calls: *calls, Repeats: *repeats}
 		if t.Role == trampolines.Exit {
 			j.Entry, j.Exit = j.Exit, j.Entry
 		}
-		if slices.ContainsFunc(jobs, func(o native.Job) bool { return o.Entry == j.Entry && o.Exit == j.Exit }) {
+		if slices.ContainsFunc(jobs, func(o native.Job) bool { return fmt.Sprint(o.Entry, o.Exit) == fmt.Sprint(j.Entry, j.Exit) }) {
 			continue // a file's entry and exit make one pairing
 		}
 		jobs = append(jobs, j)
@@ -80,4 +75,21 @@ func cmdNative(args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Host CPU time per call of add(1, 2), fastest of %d loops of %d calls; the kernel functions are minimal assembly stand-ins (trampolines/native/x86_64.S).\n\n", *repeats, *calls)
 	return native.WriteTable(w, rs)
+}
+
+// fileSpec names t for the child process: a variant by name, a kernel
+// file by path and role with the model it was judged by and the CONFIG
+// choices (a tree's .config included).
+func fileSpec(pick *pickFlags, t harness.Tramp) native.Spec {
+	if t.Variant != nil {
+		return native.Spec{Variant: t.Name}
+	}
+	ff := pick.kern.flags()
+	if ff.Kernel == "" && t.Model != nil {
+		ff.Kernel = t.Model.Model.From.String()
+	}
+	if ff.Config == "" && pick.opened != nil && pick.opened.ConfigFor(native.Arch.Name) != nil {
+		ff.Config = filepath.Join(pick.opened.Dir, ".config")
+	}
+	return native.Spec{File: t.Source.Name, Role: t.Role, Flags: ff}
 }

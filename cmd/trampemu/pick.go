@@ -47,34 +47,22 @@ func (k *kernelFlags) add(fs *flag.FlagSet) {
 	fs.Var(&k.undefs, "U", "CONFIG option to unset (repeatable)")
 }
 
+// flags returns the choices as harness.FileFlags.
+func (k *kernelFlags) flags() harness.FileFlags {
+	return harness.FileFlags{Kernel: *k.version, Config: *k.config, Define: k.defines, Undef: k.undefs}
+}
+
 // fileOptions resolves the flags for arch a.
 func (k *kernelFlags) fileOptions(a *regs.Arch) (harness.FileOptions, error) {
-	o := harness.FileOptions{Options: kernel.Options{Define: k.defines, Undef: k.undefs}}
-	if *k.version != "" {
-		v, err := kernel.ParseVersion(*k.version)
-		if err != nil {
-			return o, usageError{"--kernel: " + err.Error()}
-		}
-		c, err := kernel.Choose(a.Name, v, "--kernel")
-		if err != nil {
-			return o, usageError{"--kernel: " + err.Error()}
-		}
-		o.Kernel = &c
-	}
-	if *k.config != "" {
-		c, err := kernel.ReadConfig(*k.config)
-		if err != nil {
-			return o, usageError{err.Error()}
-		}
-		o.Config = c
+	o, err := k.flags().Options(a)
+	if err != nil {
+		return o, usageError{err.Error()}
 	}
 	return o, nil
 }
 
 // used reports whether any kernel flag was given.
-func (k *kernelFlags) used() bool {
-	return *k.version != "" || *k.config != "" || len(k.defines) > 0 || len(k.undefs) > 0
-}
+func (k *kernelFlags) used() bool { return k.flags().Used() }
 
 // addPickFlags registers the flags; --pair only when withPair is set.
 func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlags {
