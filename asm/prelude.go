@@ -130,11 +130,11 @@ const x86Prelude = `
 #define CONFIG_64BIT 1
 #define __x86_64__ 1
 #define RET ret
-/* arch/x86/include/asm/ibt.h and asm/linkage.h (v5.18+): with
-   CONFIG_X86_KERNEL_IBT, ENDBR is endbr64 and every SYM_FUNC_START* opens
-   with it; without, ENDBR is empty */
-#ifdef CONFIG_X86_KERNEL_IBT
 #define ENDBR endbr64
+/* arch/x86/include/asm/linkage.h (v5.18+): with CONFIG_X86_KERNEL_IBT
+   every SYM_FUNC_START* opens with ENDBR (asm/ibt.h: endbr64). ENDBR
+   written out is endbr64 whatever the options. */
+#ifdef CONFIG_X86_KERNEL_IBT
 #undef SYM_FUNC_START
 #undef SYM_FUNC_START_NOALIGN
 #undef SYM_FUNC_START_LOCAL
@@ -149,8 +149,6 @@ const x86Prelude = `
 #define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN) ASM_NL ENDBR
 #define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE) ASM_NL ENDBR
 #define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
-#else
-#define ENDBR
 #endif
 #define _ASM_PTR .quad
 /* arch/x86/include/asm/nospec-branch.h: the register is "%rdi" up to
