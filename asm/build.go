@@ -33,6 +33,11 @@ type Source struct {
 	Unit string
 	// Defines are added to Options.Defines for this source only.
 	Defines map[string]string
+	// Globals, when not nil, are the only symbols the source's object
+	// keeps global (every other symbol it defines becomes local, objcopy
+	// --keep-global-symbol); Locals become local (--localize-symbol). A
+	// kernel file that defines both roles is linked once per role this way.
+	Globals, Locals []string
 }
 
 // Options choose the target and the environment the sources see.
@@ -145,6 +150,7 @@ func buildKey(opt Options, srcs []Source) string {
 		for _, k := range sortedKeys(s.Defines) {
 			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
 		}
+		fmt.Fprintf(h, "g%v\x00l%v\x00", s.Globals, s.Locals)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -202,6 +208,9 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
 			return nil, &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
 		}
+		if err := localize(a, obj, s); err != nil {
+			return nil, err
+		}
 		objs = append(objs, filepath.Base(obj))
 		u := s.Unit
 		if u == "" {
@@ -248,6 +257,31 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		im.HostFuncs[h] = HostAddr(a, i)
 	}
 	return im, nil
+}
+
+// localize applies the source's Globals and Locals to its object.
+func localize(a *regs.Arch, obj string, s Source) error {
+	if s.Globals == nil && len(s.Locals) == 0 {
+		return nil
+	}
+	objcopy, err := tool(a, "objcopy")
+	if err != nil {
+		return err
+	}
+	var args []string
+	if s.Globals != nil {
+		args = append(args, "--keep-global-symbol=__trampemu_none")
+		for _, g := range s.Globals {
+			args = append(args, "--keep-global-symbol="+g)
+		}
+	}
+	for _, l := range s.Locals {
+		args = append(args, "--localize-symbol="+l)
+	}
+	if out, err := exec.Command(objcopy, append(args, obj)...).CombinedOutput(); err != nil {
+		return &Error{Stage: "objcopy " + s.Name, Messages: toolMessages(out, obj, s.Name)}
+	}
+	return nil
 }
 
 // writeIncludes creates the include directory: asm/asm-offsets.h from regs,

@@ -418,6 +418,9 @@ var (
 	s390xStores = map[string]int{
 		"stg": 8, "st": 4, "sty": 4, "sth": 2, "sthy": 2, "stc": 1, "stcy": 1, "std": 8, "stdy": 8,
 		"ste": 4, "stey": 4, "stgrl": 8, "strl": 4, "mvghi": 8, "mvhi": 4, "mvhhi": 2, "mvi": 1, "mviy": 1,
+		// stosm/stnsm store the 1-byte system mask (z/Architecture Principles
+		// of Operation, "STORE THEN OR/AND SYSTEM MASK"); mcount.S v5.x uses stosm.
+		"stosm": 1, "stnsm": 1,
 	}
 	s390xLoads = map[string]int{
 		"lg": 8, "l": 4, "ly": 4, "lgf": 4, "llgf": 4, "lh": 2, "lhy": 2, "lgh": 2, "llgh": 2, "lb": 1,

@@ -8,7 +8,11 @@ import "trampemu/regs"
 // arch/s390/include/asm/nospec-insn.h) the way a non-instrumented kernel build
 // expands them, so that trampoline text pasted from a patch assembles as is.
 // Object-tool annotations (UNWIND_HINT_*, ANNOTATE_*, STACK_FRAME_NON_STANDARD)
-// emit nothing.
+// emit nothing; ALTERNATIVE emits its original instructions, as the file
+// assembles before the kernel patches alternatives at boot. Whole upstream
+// files of v4.19..v6.19 (arch/x86/kernel/ftrace_64.S,
+// arch/s390/kernel/mcount.S) assemble unchanged with these definitions and
+// the CONFIG options of their kernel model (package kernel).
 const commonPrelude = `
 #define __ASSEMBLY__ 1
 #define __ASSEMBLER__ 1
@@ -32,6 +36,12 @@ const commonPrelude = `
 #define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE)
 #define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN)
 #define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
+#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE)
+#define SYM_FUNC_START_ALIAS(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
+#define SYM_FUNC_START_LOCAL_ALIAS(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN)
+#define SYM_FUNC_END_ALIAS(name) SYM_END(name, SYM_T_FUNC)
+#define SYM_CODE_START_ALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
+#define SYM_FUNC_START_ALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
 #define SYM_FUNC_END(name) SYM_END(name, SYM_T_FUNC)
 #define SYM_FUNC_ALIAS(alias, name) .globl alias ASM_NL .set alias, name
 #define SYM_CODE_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
@@ -44,6 +54,14 @@ const commonPrelude = `
 #define SYM_DATA_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE)
 #define SYM_DATA_END(name) SYM_END(name, SYM_T_OBJECT)
 #define SYM_DATA(name, ...) SYM_DATA_START(name) ASM_NL __VA_ARGS__ ASM_NL SYM_DATA_END(name)
+#define SYM_DATA_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE)
+#define SYM_DATA_LOCAL(name, ...) SYM_DATA_START_LOCAL(name) ASM_NL __VA_ARGS__ ASM_NL SYM_DATA_END(name)
+/* include/linux/stringify.h */
+#define __stringify_1(x...) #x
+#define __stringify(x...) __stringify_1(x)
+/* include/linux/export.h, include/asm-generic/export.h: no module tables here */
+#define EXPORT_SYMBOL_NS(name, ns)
+#define EXPORT_SYMBOL_NS_GPL(name, ns)
 #define ENTRY(name) .globl name ASM_NL ALIGN ASM_NL name:
 #define GLOBAL(name) .globl name ASM_NL name:
 #define END(name) .size name, .-name
@@ -81,6 +99,26 @@ const commonPrelude = `
 .endm
 .macro UNWIND_HINT args:vararg
 .endm
+.macro UNWIND_HINT_RET_OFFSET args:vararg
+.endm
+.macro UNWIND_HINT_ENTRY args:vararg
+.endm
+.macro UNWIND_HINT_SAVE_REGS args:vararg
+.endm
+/* arch/x86/include/asm/alternative.h, arch/s390/include/asm/alternative.h
+   (__ASSEMBLY__): the original instructions stay until boot patches them */
+.macro ALTERNATIVE oldinstr, newinstr, feature:vararg
+	\oldinstr
+.endm
+.macro ALTERNATIVE_2 oldinstr, newinstr1, feature1, newinstr2, feature2:vararg
+	\oldinstr
+.endm
+.macro ALTERNATIVE_3 oldinstr, newinstr1, feature1, newinstr2, feature2, newinstr3, feature3:vararg
+	\oldinstr
+.endm
+/* arch/x86/include/asm/nospec-branch.h (v6.2+): with
+   CONFIG_CALL_DEPTH_TRACKING it is ALTERNATIVE "", INCREMENT_CALL_DEPTH,
+   X86_FEATURE_CALL_DEPTH, whose original code is empty */
 .macro CALL_DEPTH_ACCOUNT args:vararg
 .endm
 .macro VALIDATE_UNRET_END args:vararg
@@ -93,13 +131,56 @@ const x86Prelude = `
 #define __x86_64__ 1
 #define RET ret
 #define ENDBR endbr64
+/* arch/x86/include/asm/linkage.h (v5.18+): with CONFIG_X86_KERNEL_IBT
+   every SYM_FUNC_START* opens with ENDBR (asm/ibt.h: endbr64). ENDBR
+   written out is endbr64 whatever the options. */
+#ifdef CONFIG_X86_KERNEL_IBT
+#undef SYM_FUNC_START
+#undef SYM_FUNC_START_NOALIGN
+#undef SYM_FUNC_START_LOCAL
+#undef SYM_FUNC_START_LOCAL_NOALIGN
+#undef SYM_FUNC_START_WEAK
+#undef SYM_FUNC_START_WEAK_NOALIGN
+#undef SYM_TYPED_FUNC_START
+#define SYM_FUNC_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN) ASM_NL ENDBR
+#define SYM_FUNC_START_NOALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE) ASM_NL ENDBR
+#define SYM_FUNC_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN) ASM_NL ENDBR
+#define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE) ASM_NL ENDBR
+#define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN) ASM_NL ENDBR
+#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE) ASM_NL ENDBR
+#define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
+#endif
 #define _ASM_PTR .quad
+/* arch/x86/include/asm/nospec-branch.h: the register is "%rdi" up to
+   v5.9 and a bare "rdi" from v5.10 ("x86/retpoline: Simplify retpolines");
+   both are taken. The retpoline thunk is the plain indirect branch it
+   stands for (the tool runs no speculation). */
+.macro __NOSPEC_BRANCH insn:req, reg:req
+	.irp r,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,r8,r9,r10,r11,r12,r13,r14,r15
+	.ifc \reg,\r
+	\insn *%\r
+	.endif
+	.ifc \reg,%\r
+	\insn *%\r
+	.endif
+	.endr
+.endm
 .macro JMP_NOSPEC reg:req
-	jmp *\reg
+	__NOSPEC_BRANCH jmp, \reg
 .endm
 .macro CALL_NOSPEC reg:req
-	call *\reg
+	__NOSPEC_BRANCH call, \reg
 .endm
+/* arch/x86/include/asm/frame.h: with CONFIG_FRAME_POINTER, rbp points
+   one byte past the pt_regs so the unwinder knows a regs frame */
+#ifdef CONFIG_FRAME_POINTER
+.macro ENCODE_FRAME_POINTER ptregs_offset=0
+	leaq 1+\ptregs_offset(%rsp), %rbp
+.endm
+#else
+.macro ENCODE_FRAME_POINTER ptregs_offset=0
+.endm
+#endif
 `
 
 const s390xPrelude = `
@@ -107,6 +188,13 @@ const s390xPrelude = `
 #define __s390x__ 1
 #define __s390__ 1
 #define EX_TABLE(from, to)
+/* arch/s390/include/asm/march.h (v6.10+) */
+#if defined(CONFIG_HAVE_MARCH_Z196_FEATURES) && !defined(MARCH_HAS_Z196_FEATURES)
+#define MARCH_HAS_Z196_FEATURES 1
+#endif
+/* arch/s390/include/asm/ftrace.h (v4.x): the mcount call's return offset
+   without -mhotpatch */
+#define MCOUNT_RETURN_FIXUP 18
 .macro BR_EX reg:req, rest:vararg
 	br \reg
 .endm

@@ -427,6 +427,7 @@ func (z *analyzer) cacheLines(inv *harness.Invocation) {
 
 // finish adds the aggregated info findings.
 func (z *analyzer) finish() {
+	z.ran()
 	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
 		return
 	}
@@ -442,5 +443,24 @@ func (z *analyzer) finish() {
 		z.col.add(Volatile, "", "", names+" kept across return_to_handler: volatile after a return, the ABI does not ask for it", "")
 	case z.volKept["changed"] > 0:
 		z.col.add(Volatile, "", "", names+" not kept across return_to_handler (allowed: volatile after a return)", "")
+	}
+}
+
+// ran makes a check in which the code under test never ran an error, not a
+// pass: the trampoline itself, or the old graph path (a patched
+// ftrace_graph_call / ftrace_graph_caller branch into
+// prepare_ftrace_return) while a graph user is registered.
+func (z *analyzer) ran() {
+	if z.runs == 0 {
+		what := "no traced call reached it"
+		if z.t.Role == trampolines.Exit {
+			what = "no traced call was hooked by the graph entry path of " + z.h.Setup.Entry.Name
+		}
+		z.col.add(Control, "", "", fmt.Sprintf("%s (%s) never ran", z.roleName(), z.t.Symbol), what)
+		return
+	}
+	if z.t.Role == trampolines.Entry && z.h.Setup.Entry.Graph == trampolines.GraphViaCaller && z.h.K.GraphActive() && z.h.Prepares == 0 {
+		z.col.add(Control, "", "", "the graph path did not run: prepare_ftrace_return was not called although a graph user is registered",
+			"ftrace_graph_call -> ftrace_graph_caller -> prepare_ftrace_return")
 	}
 }

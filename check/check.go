@@ -92,6 +92,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
+	if m := cfg.Tramp.Model; m != nil {
+		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
+	}
 	var z *analyzer
 	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
 		OnCall: func(c *harness.Call) {
@@ -105,10 +108,6 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	defer h.Close()
 	z = newAnalyzer(h, cfg.Tramp)
-	for _, in := range h.Unknown {
-		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
-			h.Describe(in.Addr)+": "+in.Text)
-	}
 	if cfg.Started != nil {
 		if err := cfg.Started(h); err != nil {
 			return res, err
@@ -138,15 +137,30 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			break // the machine's state is not to be trusted any more
 		}
 	}
+	// An instruction the tool cannot describe matters where it ran (a whole
+	// kernel file carries code no traced call reaches: rethook, direct
+	// trampolines).
+	blocks := h.M.Blocks()
+	for _, in := range h.Unknown {
+		for _, b := range blocks {
+			if b.Count > 0 && in.Addr >= b.Addr && in.Addr < b.Addr+uint64(b.Size) {
+				z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
+					h.Describe(in.Addr)+": "+in.Text)
+				break
+			}
+		}
+	}
 	z.finish()
 	res.Findings = z.col.findings()
 	res.OK = res.Errors() == 0
 
-	unit := h.EntryUnit()
-	if cfg.Tramp.Role == trampolines.Exit {
-		unit = h.ExitUnit()
-	}
+	unit := h.MeasureUnit(cfg.Tramp)
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
+	if cfg.Tramp.Measure != "" && m.Instructions == 0 {
+		res.Findings = append(res.Findings, Finding{Kind: Control, Severity: Control.Severity(), Count: 1,
+			Summary: cfg.Tramp.Measure + " never ran", Message: cfg.Tramp.Measure + " never ran: no traced call reached it"})
+		res.OK = false
+	}
 	res.Metrics = m.per(z.runs)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {

@@ -102,15 +102,23 @@ type Metrics struct {
 
 // Result is the outcome for one (variant, workload, scenario).
 type Result struct {
-	Arch     string    `json:"arch"`
-	Variant  string    `json:"variant"`
-	Role     string    `json:"role"`
-	Pair     string    `json:"pair"`
-	Workload string    `json:"workload"`
-	Scenario string    `json:"scenario"`
+	Arch     string `json:"arch"`
+	Variant  string `json:"variant"`
+	Role     string `json:"role"`
+	Pair     string `json:"pair"`
+	Workload string `json:"workload"`
+	Scenario string `json:"scenario"`
+	// Kernel is the kernel model a file was judged by (nil for a variant).
+	Kernel   *Kernel   `json:"kernel,omitempty"`
 	OK       bool      `json:"ok"`
 	Findings []Finding `json:"findings"`
 	Metrics  Metrics   `json:"metrics"`
+}
+
+// Kernel is the model a kernel file was judged by and why.
+type Kernel struct {
+	Model  string `json:"model"`
+	Reason string `json:"reason"`
 }
 
 // Errors counts the error-severity findings.

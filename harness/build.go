@@ -96,6 +96,15 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	entry, exit := s.Entry.Source, s.Exit.Source
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
 	srcs := []asm.Source{entry, exit}
+	seen := map[string]bool{}
+	for _, t := range []Tramp{s.Entry, s.Exit} {
+		for _, sup := range t.Support {
+			if !seen[sup.Name] {
+				seen[sup.Name] = true
+				srcs = append(srcs, sup)
+			}
+		}
+	}
 	for _, r := range runtime {
 		r.Unit = runtimeUnit
 		srcs = append(srcs, r)

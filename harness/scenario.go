@@ -123,7 +123,7 @@ func (h *Harness) Install(s Scenario) error {
 			return err
 		}
 	}
-	if s.Regs && h.Setup.Entry.Variant != nil && h.Setup.Entry.Variant.NoFullRegs {
+	if s.Regs && h.Setup.Entry.NoFullRegs() {
 		// The variant predates arch_ftrace_get_regs (and kprobes on ftrace).
 		s.Regs = false
 	}

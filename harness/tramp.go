@@ -9,13 +9,12 @@ package harness
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"trampemu/asm"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -32,6 +31,36 @@ type Tramp struct {
 	Variant *trampolines.Variant // nil for a user's file
 	// IncludeDirs: a user file's own folder.
 	IncludeDirs []string
+	// Model is the kernel model a file is judged by (nil for a variant).
+	Model *kernel.Choice
+	// Partner, when set, is the trampoline for the other role (a kernel
+	// file's own return_to_handler or entry).
+	Partner *Tramp
+	// Measure, when set, names the function whose code the cost counts
+	// (ftrace_graph_caller: reached through ftrace_caller, costed alone).
+	Measure string
+	// Support are sources linked with the trampoline (stand-ins for kernel
+	// functions a kernel file names but never reaches).
+	Support []asm.Source
+}
+
+// Trampoline names what the row checks: the measured function, else the
+// symbol the traced call site calls (or returns into).
+func (t Tramp) Trampoline() string {
+	if t.Measure != "" {
+		return t.Measure
+	}
+	return t.Symbol
+}
+
+// NoFullRegs reports whether the entry trampoline predates
+// arch_ftrace_get_regs and kprobes on ftrace (a registry variant's flag, or
+// its kernel model's).
+func (t Tramp) NoFullRegs() bool {
+	if t.Variant != nil {
+		return t.Variant.NoFullRegs
+	}
+	return t.Model != nil && t.Model.Model.NoFullRegs
 }
 
 // Kernel reports whether the trampoline is merged kernel code.
@@ -107,29 +136,22 @@ func headersOf(dir string) (map[string][]byte, error) {
 	return out, nil
 }
 
-// FromFile loads a user's kernel-style .S for a role. An entry file must
-// define ftrace_caller (its callback call site labelled ftrace_call, or on
-// s390x a call through ftrace_func); an exit file must define
-// return_to_handler and take struct ftrace_regs * like v6.14+.
+// FromFile loads a user's kernel-style .S for one role with the default
+// options: the model found from the file, the model's CONFIG options. See
+// LoadFile.
 func FromFile(a *regs.Arch, file string, role trampolines.Role) (Tramp, error) {
 	if role != trampolines.Entry && role != trampolines.Exit {
 		return Tramp{}, fmt.Errorf("--role must be entry or exit, not %q", role)
 	}
-	text, err := os.ReadFile(file)
+	f, err := LoadFile(a, file, FileOptions{})
 	if err != nil {
-		return Tramp{}, fmt.Errorf("reading %s: %w", file, err)
+		return Tramp{}, err
 	}
-	t := Tramp{
-		Name: filepath.Base(file), Role: role,
-		Source:      asm.Source{Name: file, Text: text, Unit: string(role)},
-		IncludeDirs: []string{filepath.Dir(file)},
+	ts, err := f.Role(role)
+	if err != nil {
+		return Tramp{}, err
 	}
-	if role == trampolines.Entry {
-		t.Symbol, t.Graph = "ftrace_caller", trampolines.GraphViaOps
-	} else {
-		t.Symbol, t.ExitABI = "return_to_handler", trampolines.ExitFregs
-	}
-	return t, nil
+	return ts[0], nil
 }
 
 // Current returns the kernel's current variant for an arch and role.
@@ -146,6 +168,16 @@ func Pair(a *regs.Arch, t Tramp) (Tramp, error) {
 	other := trampolines.Exit
 	if t.Role == trampolines.Exit {
 		other = trampolines.Entry
+	}
+	if t.Partner != nil {
+		return *t.Partner, nil
+	}
+	if t.Variant == nil && t.Model != nil {
+		v, err := FindVariant(a, other, t.Model.Model.Partner[other])
+		if err != nil {
+			return Tramp{}, fmt.Errorf("partner of %s (kernel model %s): %w", t.Name, t.Model.Model.Name, err)
+		}
+		return FromVariant(v)
 	}
 	if t.Variant == nil || t.Variant.Pair == "" {
 		return Current(a, other)

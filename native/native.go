@@ -47,6 +47,8 @@ type Spec struct {
 	Variant string           `json:"variant,omitempty"`
 	File    string           `json:"file,omitempty"`
 	Role    trampolines.Role `json:"role,omitempty"`
+	// Flags are the file's kernel model and CONFIG choices.
+	Flags harness.FileFlags `json:"flags,omitempty"`
 }
 
 // Job is one native measurement.
@@ -77,7 +79,22 @@ type Result struct {
 // Tramp resolves a spec to a trampoline of the native arch.
 func (s Spec) Tramp(role trampolines.Role) (harness.Tramp, error) {
 	if s.File != "" {
-		return harness.FromFile(Arch, s.File, s.Role)
+		if !s.Flags.Used() {
+			return harness.FromFile(Arch, s.File, s.Role)
+		}
+		o, err := s.Flags.Options(Arch)
+		if err != nil {
+			return harness.Tramp{}, err
+		}
+		f, err := harness.LoadFile(Arch, s.File, o)
+		if err != nil {
+			return harness.Tramp{}, err
+		}
+		ts, err := f.Role(s.Role)
+		if err != nil {
+			return harness.Tramp{}, err
+		}
+		return ts[0], nil
 	}
 	v, err := harness.FindVariant(Arch, role, s.Variant)
 	if err != nil {

@@ -42,6 +42,11 @@ func AsmOffsets(a *Arch) []Define {
 			}
 		}
 		add("__PT_SIZE", a.Frame.Size, ao)
+		// OFFSET(__PT_GPRS, pt_regs, gprs): the first of the 16 gprs slots
+		// (__PT_R0), used by mcount.S of v4.19..v6.13 as STACK_PTREGS_GPRS.
+		if r0, ok := a.Frame.Slot("gprs[0]"); ok {
+			add("__PT_GPRS", r0.Off, ao)
+		}
 		add("__FTRACE_REGS_PT_REGS", 0, ao)
 		add("__FTRACE_REGS_SIZE", a.Frame.Size, ao)
 		add("__FGRAPH_RET_GPR2", 0, ao+" (v6.5..v6.13)")

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 func variant(t testing.TB, a *regs.Arch, name string) harness.Tramp {
@@ -82,4 +84,20 @@ func runCheck(t testing.TB, cfg check.Config) []check.Result {
 		t.Fatalf("%s %s: %v", cfg.Arch.Name, cfg.Tramp.Name, err)
 	}
 	return rs
+}
+
+func roleOf(s string) trampolines.Role { return trampolines.Role(s) }
+
+// loadRole loads a kernel file of testdata/kernel and returns its first
+// trampoline of a role.
+func loadRole(a *regs.Arch, file string, o harness.FileOptions, role string) (harness.Tramp, error) {
+	f, err := harness.LoadFile(a, filepath.Join("testdata/kernel", file), o)
+	if err != nil {
+		return harness.Tramp{}, err
+	}
+	ts, err := f.Role(roleOf(role))
+	if err != nil {
+		return harness.Tramp{}, err
+	}
+	return ts[0], nil
 }

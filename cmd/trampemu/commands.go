@@ -13,6 +13,7 @@ import (
 	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
@@ -56,8 +57,7 @@ func cmdAsm(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("asm", flag.ContinueOnError)
 	arch := archFlag(fs, "")
 	variant := fs.String("variant", "", "list a registry variant instead of a file")
-	var defs multi
-	fs.Var(&defs, "D", "preprocessor define NAME[=VALUE] (repeatable)")
+	kern := addKernelFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -86,18 +86,35 @@ func cmdAsm(args []string, w io.Writer) error {
 		}
 		src = asm.Source{Name: fs.Arg(0), Text: text}
 		dirs = []string{filepath.Dir(fs.Arg(0))}
+		// A kernel file is built as check builds it: its model's CONFIG
+		// options (or --config), then -D / -U; a file that fits no model
+		// gets only -D / -U.
+		o, err := kern.fileOptions(a)
+		if err != nil {
+			return err
+		}
+		var m *kernel.Model
+		if o.Kernel != nil {
+			m = o.Kernel.Model
+		} else if c, err := kernel.Detect(a.Name, text); err == nil {
+			m = c.Model
+		}
+		c, err := harness.FileConfig(m, o)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		src.Defines = c.Defines()
 	default:
 		return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
 	}
 	src.Unit = "code"
-	defines := map[string]string{}
-	for _, d := range defs {
-		k, v, _ := strings.Cut(d, "=")
-		defines[k] = v
+	if *variant != "" && kern.used() {
+		return usagef("--kernel, --config, -D and -U go with a file (a variant carries its own options)")
 	}
 	hosts := append([]string{"ftrace_stub"}, harness.HostFuncs...)
-	im, err := asm.Build(asm.Options{Arch: a, Defines: defines, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
-		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(providedData(a))})
+	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
+		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())},
+		asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))})
 	if err != nil {
 		return err
 	}
@@ -105,26 +122,19 @@ func cmdAsm(args []string, w io.Writer) error {
 	return nil
 }
 
-// providedData defines the kernel data symbols a trampoline may use, as
-// weak zero words, so a file links on its own.
-func providedData(a *regs.Arch) string {
-	var b strings.Builder
-	b.WriteString("\t.data\n")
-	for _, s := range []string{"function_trace_op", "ftrace_func", "ftrace_trace_function"} {
-		fmt.Fprintf(&b, "\t.weak %s\n%s:\t.quad 0\n", s, s)
-	}
-	return b.String()
-}
-
 func cmdList(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
+	config := fs.Bool("config", false, "list the kernel models and the CONFIG options of each (a distribution kernel's), which --file and --tree use by default")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	as, err := arches(*arch)
 	if err != nil {
 		return err
+	}
+	if *config {
+		return listModels(w, as)
 	}
 	for _, a := range as {
 		fmt.Fprintf(w, "%s variants:\n", a.Name)
@@ -150,6 +160,45 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
 	}
 	return nil
+}
+
+// listModels prints each arch's kernel models with their CONFIG options.
+func listModels(w io.Writer, as []*regs.Arch) error {
+	for _, a := range as {
+		fmt.Fprintf(w, "%s kernel models (--kernel vX.Y; a file's model is found from the file):\n", a.Name)
+		for _, m := range kernel.ModelsOf(a.Name) {
+			fmt.Fprintf(w, "  %-12s %s\n", m.Name, m.Doc)
+			fmt.Fprintf(w, "               graph entry %s, exit ABI %s; pairs with %s / %s\n", m.Graph, m.ExitABI,
+				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit])
+			fmt.Fprintf(w, "               defaults: %s\n", strings.Join(configWords(m.Config), " "))
+		}
+	}
+	return nil
+}
+
+// modelsMarkdown renders every arch's kernel models with their default
+// CONFIG options as a Markdown table.
+func modelsMarkdown(w io.Writer) {
+	fmt.Fprintln(w, "| arch | model | graph entry | exit ABI | partners | default CONFIG options (a distribution kernel's) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, a := range regs.Arches {
+		for _, m := range kernel.ModelsOf(a.Name) {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s / %s | %s |\n", a.Name, m.Name, m.Graph, m.ExitABI,
+				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit], strings.Join(configWords(m.Config), " "))
+		}
+	}
+}
+
+func configWords(c kernel.Config) []string {
+	var out []string
+	for _, k := range c.Names() {
+		if v := c[k]; v == "y" {
+			out = append(out, k)
+		} else {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
 }
 
 // parseArch parses a command's flags (no positional arguments) and
@@ -189,44 +238,145 @@ func cmdCheck(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	arch := archFlag(fs, "")
 	pick := addPickFlags(fs, "variant to check (repeatable; default: every variant of the arch)", false)
+	pick.addPatchFlag(fs)
 	var workloads multi
 	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
 	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
 	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return workloads })
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	as, err := pick.archNames(*arch)
 	if err != nil {
 		return err
 	}
-	tramps, err := pick.tramps(a)
+	sc, err := harness.FindScenario(*scenario)
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
-	if len(tramps) == 0 {
-		if tramps, err = check.Variants(a, ""); err != nil {
-			return err
-		}
-	}
-	var all []check.Result
-	for _, t := range tramps {
-		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
-		if err != nil {
-			if *pick.file != "" {
+	for _, a := range as {
+		for _, wl := range workloads {
+			if _, err := harness.FindWorkload(a, wl); err != nil {
 				return usageError{err.Error()}
 			}
-			return err
 		}
-		all = append(all, rs...)
+	}
+	run := func(as []*regs.Arch, pick *pickFlags) ([]check.Result, []harness.Tramp, error) {
+		var all []check.Result
+		var used []harness.Tramp
+		for _, a := range as {
+			tramps, err := pick.tramps(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(tramps) == 0 {
+				if tramps, err = check.Variants(a, ""); err != nil {
+					return nil, nil, err
+				}
+			}
+			for _, t := range tramps {
+				rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
+				if err != nil {
+					if t.Variant == nil {
+						return nil, nil, usageError{err.Error()}
+					}
+					return nil, nil, err
+				}
+				all = append(all, rs...)
+			}
+			used = append(used, tramps...)
+		}
+		return all, used, nil
+	}
+	if *pick.patch != "" {
+		return checkPatch(w, as, pick, run, *asJSON)
+	}
+	all, tramps, err := run(as, pick)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		if err := report.WriteJSON(w, all); err != nil {
 			return err
 		}
-	} else if err := report.CheckTable(w, all); err != nil {
-		return err
+	} else {
+		modelLines(w, tramps)
+		if err := report.CheckTable(w, all); err != nil {
+			return err
+		}
 	}
 	for _, r := range all {
+		if !r.OK {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+// checkPatch checks --tree or --file before and after --patch and prints
+// both and the delta per trampoline.
+func checkPatch(w io.Writer, as []*regs.Arch, pick *pickFlags,
+	run func([]*regs.Arch, *pickFlags) ([]check.Result, []harness.Tramp, error), asJSON bool) error {
+	after := *pick
+	switch {
+	case *pick.tree != "":
+		t, err := pick.openTree()
+		if err != nil {
+			return err
+		}
+		pt, done, err := kernel.PatchedTree(t, *pick.patch)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		defer done()
+		dir := pt.Dir
+		after.tree, after.opened = &dir, pt
+	case *pick.file != "":
+		f, done, err := kernel.PatchedFile(*pick.file, *pick.patch)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		defer done()
+		after.file, after.fileName, after.includeDir = &f, filepath.Base(*pick.file), filepath.Dir(*pick.file)
+	default:
+		return usagef("--patch goes with --tree DIR or --file F.S")
+	}
+	var rep report.PatchReport
+	var bt, at []harness.Tramp
+	var err error
+	if rep.Before, bt, err = run(as, pick); err != nil {
+		return err
+	}
+	if rep.After, at, err = run(as, &after); err != nil {
+		return err
+	}
+	rep.Delta = report.PatchDelta(rep.Before, rep.After)
+	if asJSON {
+		if err := report.WriteJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "Before %s:\n", *pick.patch)
+		modelLines(w, bt)
+		if err := report.CheckTable(w, rep.Before); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nAfter %s:\n", *pick.patch)
+		modelLines(w, at)
+		if err := report.CheckTable(w, rep.After); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		if err := report.DeltaTable(w, rep.Delta); err != nil {
+			return err
+		}
+	}
+	for _, r := range rep.After {
 		if !r.OK {
 			return errFindings
 		}
@@ -250,6 +400,10 @@ type fullReport struct {
 	Emulation     map[string]check.Emulation `json:"emulation,omitempty"`
 	Charts        []report.Chart             `json:"charts,omitempty"`
 	emulationList []check.Emulation
+	// Tree is the check of --tree's trampoline files, when given.
+	Tree    []check.Result `json:"tree,omitempty"`
+	TreeDir string         `json:"tree_dir,omitempty"`
+	treeTr  []harness.Tramp
 }
 
 func cmdReport(args []string, w io.Writer) error {
@@ -263,6 +417,7 @@ func cmdReport(args []string, w io.Writer) error {
 	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	out := fs.String("out", "", "also write report.md and report.json into this folder")
+	tree := fs.String("tree", "", "also check this kernel tree's trampoline files (as check --tree does)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -284,6 +439,12 @@ func cmdReport(args []string, w io.Writer) error {
 	}
 	bar := newProgress(steps, stderrIsTerminal(), os.Stderr)
 	defer bar.finish()
+	if *tree != "" {
+		if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
+			return err
+		}
+		rep.TreeDir = *tree
+	}
 	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed,
 		Progress: func(arch, v string) { bar.step("checked " + arch + " " + v) }}); err != nil {
 		return err
@@ -366,7 +527,43 @@ func cmdReport(args []string, w io.Writer) error {
 			return errFindings
 		}
 	}
+	for _, r := range rep.Tree {
+		if !r.OK {
+			return errFindings
+		}
+	}
 	return nil
+}
+
+// checkTree checks a kernel tree's trampoline files of the given arches
+// (those the tree has) with every workload.
+func checkTree(dir string, as []*regs.Arch, calls int) ([]check.Result, []harness.Tramp, error) {
+	p := &pickFlags{file: new(string), role: new(string), pair: new(string), tree: &dir, patch: new(string),
+		kern: kernelFlags{version: new(string), config: new(string)}}
+	t, err := p.openTree()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []check.Result
+	var ts []harness.Tramp
+	for _, a := range as {
+		if _, ok := t.Files[a.Name]; !ok {
+			continue
+		}
+		tramps, err := p.tramps(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, tr := range tramps {
+			r, err := check.Run(check.Config{Arch: a, Tramp: tr, Calls: calls, Seed: 1})
+			if err != nil {
+				return nil, nil, usageError{err.Error()}
+			}
+			rs = append(rs, r...)
+		}
+		ts = append(ts, tramps...)
+	}
+	return rs, ts, nil
 }
 
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
@@ -393,6 +590,18 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	if err := markdownExtra(w, rep); err != nil {
 		return err
 	}
+	if rep.TreeDir != "" {
+		fmt.Fprintf(w, "## Kernel tree %s\n\n```\n", rep.TreeDir)
+		modelLines(w, rep.treeTr)
+		if err := report.CheckTable(w, rep.Tree); err != nil {
+			return err
+		}
+		fmt.Fprint(w, "```\n\n")
+	}
+	fmt.Fprintln(w, "## Kernel models (how `--file` and `--tree` judge a kernel's own files)")
+	fmt.Fprintln(w)
+	modelsMarkdown(w)
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## x86-64 on the host CPU")
 	fmt.Fprintln(w)
 	if rep.NativeNote != "" {

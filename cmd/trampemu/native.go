@@ -4,7 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 
+	"trampemu/harness"
 	"trampemu/native"
 	"trampemu/report"
 	"trampemu/trampolines"
@@ -34,18 +37,23 @@ func cmdNative(args []string, w io.Writer) error {
 	}
 	var jobs []native.Job
 	for _, t := range tramps {
+		if t.Variant == nil && (t.Measure != "" || (t.Symbol != "ftrace_caller" && t.Symbol != "return_to_handler")) {
+			// The child rebuilds a file's pairing from its path and role
+			// (FromFile: ftrace_caller, return_to_handler).
+			continue
+		}
 		partner, err := pick.partner(native.Arch, t)
 		if err != nil {
 			return err
 		}
 		// The child rebuilds the pairing from names (and the file's path).
-		spec := native.Spec{Variant: t.Name}
-		if t.Variant == nil {
-			spec = native.Spec{File: *pick.file, Role: t.Role}
-		}
-		j := native.Job{Arch: a.Name, Entry: spec, Exit: native.Spec{Variant: partner.Name}, Calls: *calls, Repeats: *repeats}
+		spec, other := fileSpec(pick, t), fileSpec(pick, partner)
+		j := native.Job{Arch: a.Name, Entry: spec, Exit: other, Calls: *calls, Repeats: *repeats}
 		if t.Role == trampolines.Exit {
 			j.Entry, j.Exit = j.Exit, j.Entry
+		}
+		if slices.ContainsFunc(jobs, func(o native.Job) bool { return fmt.Sprint(o.Entry, o.Exit) == fmt.Sprint(j.Entry, j.Exit) }) {
+			continue // a file's entry and exit make one pairing
 		}
 		jobs = append(jobs, j)
 	}
@@ -67,4 +75,21 @@ func cmdNative(args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Host CPU time per call of add(1, 2), fastest of %d loops of %d calls; the kernel functions are minimal assembly stand-ins (trampolines/native/x86_64.S).\n\n", *repeats, *calls)
 	return native.WriteTable(w, rs)
+}
+
+// fileSpec names t for the child process: a variant by name, a kernel
+// file by path and role with the model it was judged by and the CONFIG
+// choices (a tree's .config included).
+func fileSpec(pick *pickFlags, t harness.Tramp) native.Spec {
+	if t.Variant != nil {
+		return native.Spec{Variant: t.Name}
+	}
+	ff := pick.kern.flags()
+	if ff.Kernel == "" && t.Model != nil {
+		ff.Kernel = t.Model.Model.From.String()
+	}
+	if ff.Config == "" && pick.opened != nil && pick.opened.ConfigFor(native.Arch.Name) != nil {
+		ff.Config = filepath.Join(pick.opened.Dir, ".config")
+	}
+	return native.Spec{File: t.Source.Name, Role: t.Role, Flags: ff}
 }

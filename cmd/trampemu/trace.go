@@ -40,7 +40,14 @@ func cmdTrace(args []string, w io.Writer) error {
 		return err
 	}
 	if len(tramps) != 1 {
-		return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit", a.Name)
+		var names []string
+		for _, t := range tramps {
+			names = append(names, t.Trampoline())
+		}
+		if len(names) > 1 {
+			return usagef("which trampoline? the file defines %v: choose one with --role", names)
+		}
+		return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit|SYMBOL", a.Name)
 	}
 	if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
 		return err

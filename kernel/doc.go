@@ -1,0 +1,8 @@
+// Package kernel says what a kernel is for the checks: the models (eras of
+// the ftrace trampolines per arch: exit ABI, graph entry path, WITH_ARGS,
+// the asm-offsets names of the era, the CONFIG options of a distribution
+// kernel), finding the model a trampoline file belongs to, CONFIG options
+// from a .config and -D/-U, kernel trees (the arch files, the version in
+// the top Makefile) and applying a patch to a copy with GNU patch or git
+// apply. It runs no emulator.
+package kernel

@@ -1,0 +1,134 @@
+package kernel
+
+import (
+	"regexp"
+	"strings"
+
+	"trampemu/trampolines"
+)
+
+// s390x options every era of a distribution kernel (Debian, Fedora, SLES)
+// builds mcount.S with (arch/s390/Kconfig, kernel/trace/Kconfig): dynamic
+// ftrace, the graph tracer, expolines, z196 or newer as the minimum CPU.
+var s390Base = yes("CONFIG_64BIT", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE", "CONFIG_FUNCTION_GRAPH_TRACER",
+	"CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_HAVE_MARCH_Z196_FEATURES",
+	"CONFIG_EXPOLINE")
+
+var (
+	// arch/s390/Makefile (v4.x-v5.x): -mhotpatch makes the call site
+	// "brasl %r0,ftrace_caller" and the Makefile passes -DCC_USING_HOTPATCH.
+	s390Hotpatch = map[string]string{"CC_USING_HOTPATCH": "1"}
+	// v5.5: DYNAMIC_FTRACE_WITH_DIRECT_CALLS arrived on s390 with v6.0
+	// ("s390/ftrace: add direct call support"); WITH_ARGS with v5.17
+	// ("s390/ftrace: add HAVE_DYNAMIC_FTRACE_WITH_ARGS").
+	s390Args   = yes("CONFIG_DYNAMIC_FTRACE_WITH_ARGS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS")
+	s390Direct = yes("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_DIRECT_CALLS")
+	// v6.5: HAVE_FUNCTION_GRAPH_RETVAL; v6.14: HAVE_FUNCTION_GRAPH_FREGS.
+	s390Retval = yes("CONFIG_FUNCTION_GRAPH_RETVAL", "CONFIG_HAVE_FUNCTION_GRAPH_RETVAL")
+	s390Fregs  = yes("CONFIG_HAVE_FUNCTION_GRAPH_FREGS")
+	// v6.2: "s390/kprobes: use rethook": arch_rethook_trampoline in mcount.S.
+	s390Rethook = yes("CONFIG_KPROBES", "CONFIG_RETHOOK")
+)
+
+// s390Models are the eras of arch/s390/kernel/mcount.S. Every era hands the
+// callbacks the pt_regs it built on the stack ("la %r5,STACK_PTREGS(%r15)",
+// v4.19 mcount.S), so WithArgs holds throughout.
+var s390Models = []*Model{
+	{Name: "v4.19-v5.13", Arch: "s390x", From: Version{4, 19}, To: Version{5, 13}, RegsAliased: true, WithArgs: true, NoFullRegs: true,
+		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
+		Config:  merge(s390Base, s390Hotpatch),
+		Doc:     "ftrace_regs_caller is ftrace_caller (.set); the j at ftrace_graph_caller is patched to a nop; return_to_handler passes r2"},
+	{Name: "v5.14-v6.4", Arch: "s390x", From: Version{5, 14}, To: Version{6, 4}, WithArgs: true,
+		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
+		Config:  merge(s390Base, s390Args, s390Direct),
+		Doc:     "separate ftrace_regs_caller (ftrace_regs_entry macro); graph through ftrace_graph_caller; return_to_handler passes r2"},
+	{Name: "v6.5-v6.12", Arch: "s390x", From: Version{6, 5}, To: Version{6, 12}, WithArgs: true,
+		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitRetRegs,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-retval"},
+		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
+		Doc:     "return_to_handler passes struct fgraph_ret_regs (__FGRAPH_RET_*); graph still through ftrace_graph_caller"},
+	// s390 graph entry moved to ftrace_graph_func in v6.13: mcount.S of
+	// v6.12 (the "Linux 6.12-rc7" side of xkhelper/aston-mainline@c3155cf)
+	// still has ftrace_graph_caller, the v6.13-era file of
+	// intel-lab-lkp/linux@d421609 has not, and return_to_handler still
+	// passes fgraph_ret_regs. v6.13 is the boundary for --kernel and trees;
+	// files are judged by what they contain.
+	{Name: "v6.13", Arch: "s390x", From: Version{6, 13}, To: Version{6, 13}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitRetRegs,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller", trampolines.Exit: "rth-retval"},
+		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
+		Doc:     "graph through ftrace_graph_func; return_to_handler passes struct fgraph_ret_regs (__FGRAPH_RET_*)"},
+	{Name: "v6.14+", Arch: "s390x", From: Version{6, 14}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitFregs,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller", trampolines.Exit: "rth-merged"},
+		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Fregs, s390Rethook),
+		Doc:     "graph through the ftrace_graph_func ops; return_to_handler passes struct ftrace_regs"},
+}
+
+// Models is every model of every arch.
+var Models = append(append([]*Model{}, x86Models...), s390Models...)
+
+func init() { detectors["s390x"] = detectS390 }
+
+var (
+	s390CallRTH     = regexp.MustCompile(`brasl\s+%r14,\s*ftrace_return_to_handler`)
+	s390RegsAliased = regexp.MustCompile(`\.set\s+ftrace_regs_caller\s*,\s*ftrace_caller`)
+)
+
+// detectS390 reads arch/s390/kernel/mcount.S of any era:
+//   - ".set ftrace_regs_caller,ftrace_caller" up to v5.13; v5.14 added the
+//     ftrace_regs_entry macro and a real ftrace_regs_caller;
+//   - the "j" at ftrace_graph_caller (patched to a nop) exists up to v6.12;
+//     v6.13 graphs through ftrace_graph_func;
+//   - return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs) in
+//     v6.5-v6.13 and STACK_FREGS_PTREGS_* / __FTRACE_REGS (struct
+//     ftrace_regs) from v6.14; before, it passes only r2.
+func detectS390(src string) Evidence {
+	var ev Evidence
+	ev.Entry = defines(src, "ftrace_caller")
+	ev.Exit = defines(src, "return_to_handler")
+	if ev.Entry {
+		if s390RegsAliased.MatchString(src) {
+			ev.RegsAliased = "yes"
+			ev.note("ftrace_regs_caller is set to ftrace_caller (<= v5.13)")
+		} else if defines(src, "ftrace_regs_caller") {
+			ev.RegsAliased = "no"
+			ev.note("ftrace_regs_caller has its own entry (v5.14+)")
+		}
+		if defines(src, "ftrace_graph_caller") {
+			ev.Graph = trampolines.GraphViaCaller
+			ev.note("ftrace_graph_caller's j is patched to a nop (<= v6.12)")
+		} else {
+			ev.Graph = trampolines.GraphViaOps
+			ev.note("no ftrace_graph_caller: graph through ftrace_graph_func (v6.13+)")
+		}
+	}
+	if ev.Exit {
+		rth := body(src, "return_to_handler", s390CallRTH)
+		switch {
+		case strings.Contains(rth, "__FGRAPH_RET"):
+			ev.ExitABI = trampolines.ExitRetRegs
+			ev.note("return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs, v6.5-v6.13)")
+		case strings.Contains(rth, "FREGS") || strings.Contains(rth, "__FTRACE_REGS") || strings.Contains(rth, "PTREGS"):
+			ev.ExitABI = trampolines.ExitFregs
+			ev.note("return_to_handler fills a struct ftrace_regs (v6.14+)")
+		default:
+			ev.ExitABI = trampolines.ExitLegacy
+			ev.note("return_to_handler passes only r2 (<= v6.4)")
+		}
+	}
+	return ev
+}
+
+// s390x kernel functions mcount.S names outside the paths the tool runs:
+// the rethook trampoline's C half (v6.x, CONFIG_RETHOOK).
+func init() {
+	standIns["s390x"] = standIn{trap: ".long 0", funcs: []string{"arch_rethook_trampoline_callback"}}
+}
+
+func init() {
+	treeFiles["s390x"] = "arch/s390/kernel/mcount.S"
+	configArch["s390x"] = "CONFIG_S390"
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"trampemu/check"
+)
+
+// Delta is what a patch changes for one trampoline: the cost per traced
+// call of the delta workload (after - before) and the findings that
+// appear or disappear over all workloads.
+type Delta struct {
+	Trampoline      string       `json:"trampoline"`
+	Role            string       `json:"role"`
+	Instructions    float64      `json:"instructions"`
+	Loads           float64      `json:"loads"`
+	Stores          float64      `json:"stores"`
+	StoreBytes      float64      `json:"store_bytes"`
+	StackBytes      int          `json:"stack_bytes"`
+	FindingsAdded   []check.Kind `json:"findings_added"`
+	FindingsRemoved []check.Kind `json:"findings_removed"`
+	// Added and Removed name each finding (kind and slot or register).
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// PatchReport is check --patch's JSON.
+type PatchReport struct {
+	Before []check.Result `json:"before"`
+	After  []check.Result `json:"after"`
+	Delta  []Delta        `json:"delta"`
+}
+
+// DeltaWorkload is the workload whose costs the delta compares.
+const DeltaWorkload = "add"
+
+// PatchDelta compares the results before and after a patch, trampoline by
+// trampoline (by arch, name and role).
+func PatchDelta(before, after []check.Result) []Delta {
+	type key struct{ arch, name, role string }
+	var order []key
+	byKey := map[key]*[2][]check.Result{}
+	add := func(rs []check.Result, i int) {
+		for _, r := range rs {
+			k := key{r.Arch, r.Variant, r.Role}
+			if byKey[k] == nil {
+				byKey[k] = &[2][]check.Result{}
+				order = append(order, k)
+			}
+			byKey[k][i] = append(byKey[k][i], r)
+		}
+	}
+	add(before, 0)
+	add(after, 1)
+	var out []Delta
+	for _, k := range order {
+		b, a := byKey[k][0], byKey[k][1]
+		d := Delta{Trampoline: k.name, Role: k.role}
+		if mb, ok := workloadMetrics(b); ok {
+			if ma, ok := workloadMetrics(a); ok {
+				d.Instructions = ma.Instructions - mb.Instructions
+				d.Loads = ma.Loads - mb.Loads
+				d.Stores = ma.Stores - mb.Stores
+				d.StoreBytes = ma.StoreBytes - mb.StoreBytes
+				d.StackBytes = ma.StackBytes - mb.StackBytes
+			}
+		}
+		fb, fa := findingKeys(b), findingKeys(a)
+		d.Added, d.FindingsAdded = diffKeys(fa, fb)
+		d.Removed, d.FindingsRemoved = diffKeys(fb, fa)
+		out = append(out, d)
+	}
+	return out
+}
+
+func workloadMetrics(rs []check.Result) (check.Metrics, bool) {
+	for _, r := range rs {
+		if r.Workload == DeltaWorkload {
+			return r.Metrics, true
+		}
+	}
+	return check.Metrics{}, false
+}
+
+// findingKeys names each finding of the results by kind and slot or
+// register ("unused-store RCX").
+func findingKeys(rs []check.Result) map[string]check.Kind {
+	out := map[string]check.Kind{}
+	for _, r := range rs {
+		for _, f := range r.Findings {
+			name := string(f.Kind)
+			if f.Slot != "" {
+				name += " " + f.Slot
+			} else if f.Register != "" {
+				name += " %" + f.Register
+			} else {
+				name += ": " + f.Summary
+			}
+			out[name] = f.Kind
+		}
+	}
+	return out
+}
+
+// diffKeys lists what x has and y has not, and its distinct kinds.
+func diffKeys(x, y map[string]check.Kind) ([]string, []check.Kind) {
+	var names []string
+	seen := map[check.Kind]bool{}
+	kinds := []check.Kind{}
+	for n, k := range x {
+		if _, ok := y[n]; ok {
+			continue
+		}
+		names = append(names, n)
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(names)
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+	return names, kinds
+}
+
+// DeltaTable renders the delta, the table a reviewer pastes under a patch.
+func DeltaTable(w io.Writer, ds []Delta) error {
+	fmt.Fprintf(w, "Change per traced call (%s), after - before:\n", DeltaWorkload)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tFINDINGS ADDED\tFINDINGS REMOVED")
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
+			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, listText(d.Added), listText(d.Removed))
+	}
+	return tw.Flush()
+}
+
+func signed(v float64) string {
+	s := num(v)
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+func listText(xs []string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return strings.Join(xs, ", ")
+}

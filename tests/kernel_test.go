@@ -1,0 +1,223 @@
+package tests
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/kernel"
+	"trampemu/regs"
+)
+
+// kernelFile is one file of testdata/kernel: written for trampemu in the
+// shape of an era's arch/x86/kernel/ftrace_64.S or arch/s390/kernel/mcount.S
+// (#include lines, .macro save_mcount_regs added= / ftrace_regs_entry,
+// #ifdef CONFIG_* branches, both roles in one file), with the model the
+// tool must find and the error kinds each trampoline must get.
+type kernelFile struct {
+	arch  *regs.Arch
+	file  string
+	model string
+	// errs per symbol; a symbol not listed must not be checked at all.
+	errs map[string][]check.Kind
+}
+
+var ok = []check.Kind(nil)
+
+var kernelFiles = []kernelFile{
+	{regs.X86_64, "x86_64_v5.10.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.X86_64, "x86_64_v5.15.S", "v5.11-v5.15", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.X86_64, "x86_64_v6.1.S", "v5.16-v6.4", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.X86_64, "x86_64_v6.13.S", "v6.5-v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.X86_64, "x86_64_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	// v6.19's return_to_handler stores its frame base as RSP.
+	{regs.X86_64, "x86_64_v6.19.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": {check.WrongValue}}},
+	// ftrace_regs_caller is set to ftrace_caller: checked once.
+	{regs.S390X, "s390x_v4.19.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	// No vacuous pass: the graph path never calls prepare_ftrace_return, so
+	// the entry checks say so and return_to_handler never runs.
+	{regs.X86_64, "x86_64_graph_unwired.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
+		"ftrace_regs_caller": {check.Control}, "ftrace_graph_caller": {check.Control}, "return_to_handler": {check.Control}}},
+	{regs.X86_64, "x86_64_graph_skipped.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
+		"ftrace_regs_caller": ok, "ftrace_graph_caller": {check.Control}, "return_to_handler": {check.Control}}},
+	{regs.S390X, "s390x_graph_unwired.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": {check.Control}, "return_to_handler": {check.Control}}},
+}
+
+// TestKernelFiles checks every trampoline of each whole file, paired with
+// the file's own trampoline of the other role, by the model found from the
+// file.
+func TestKernelFiles(t *testing.T) {
+	for _, c := range kernelFiles {
+		t.Run(c.arch.Name+"/"+c.file, func(t *testing.T) {
+			f, err := harness.LoadFile(c.arch, filepath.Join("testdata/kernel", c.file), harness.FileOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Choice.Model.Name != c.model {
+				t.Errorf("model %s (%s), want %s", f.Choice.Model.Name, f.Choice.Reason, c.model)
+			}
+			var got []string
+			for _, tr := range f.Tramps {
+				got = append(got, tr.Trampoline())
+				want, listed := c.errs[tr.Trampoline()]
+				if !listed {
+					t.Errorf("%s checked, want it not checked", tr.Trampoline())
+					continue
+				}
+				if tr.Partner == nil || !strings.HasPrefix(tr.Partner.Name, c.file+":") {
+					t.Errorf("%s is not paired with the file's own trampoline", tr.Name)
+				}
+				rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+				if err != nil {
+					t.Fatalf("%s: %v", tr.Name, err)
+				}
+				r := rs[0]
+				if r.Kernel == nil || r.Kernel.Model != c.model {
+					t.Errorf("%s: result kernel %+v, want model %s", tr.Name, r.Kernel, c.model)
+				}
+				if g := errorKinds(r); !slices.Equal(g, sortedKinds(want...)) {
+					t.Errorf("%s: error kinds %s, want %s%s", tr.Name, kindsText(g), kindsText(want), findings(r))
+				}
+			}
+			if len(got) != len(c.errs) {
+				t.Errorf("checked %v, want %d trampolines", got, len(c.errs))
+			}
+		})
+	}
+}
+
+// TestKernelFileSameAsVariant: a file's trampoline that is the code of a
+// registry variant gets that variant's verdict and cost.
+func TestKernelFileSameAsVariant(t *testing.T) {
+	cases := []struct {
+		arch          *regs.Arch
+		file, variant string
+	}{
+		{regs.X86_64, "x86_64_v6.13.S", "rth-retval"},
+		{regs.X86_64, "x86_64_v5.10.S", "rth-legacy"},
+		{regs.S390X, "s390x_v6.14.S", "rth-merged"},
+		{regs.S390X, "s390x_v6.5.S", "rth-retval"},
+		{regs.S390X, "s390x_v6.13.S", "rth-retval"},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name+"/"+c.variant, func(t *testing.T) {
+			tr, err := harness.FromFile(c.arch, filepath.Join("testdata/kernel", c.file), "exit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := variant(t, c.arch, c.variant)
+			run := func(tr harness.Tramp) check.Result {
+				rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rs[0]
+			}
+			got, want := run(tr), run(v)
+			if got.OK != want.OK || got.Metrics.Instructions != want.Metrics.Instructions || got.Metrics.Stores != want.Metrics.Stores {
+				t.Errorf("file: ok=%v %v insns %v stores; variant: ok=%v %v insns %v stores%s",
+					got.OK, got.Metrics.Instructions, got.Metrics.Stores, want.OK, want.Metrics.Instructions, want.Metrics.Stores, findings(got))
+			}
+		})
+	}
+}
+
+// TestKernelFileOptions: CONFIG options that compile a trampoline out say
+// so, --kernel chooses the model, and a file that fits no model lists them.
+func TestKernelFileOptions(t *testing.T) {
+	cases := []struct {
+		arch *regs.Arch
+		file string
+		opt  harness.FileOptions
+		want []string // in the error; nil: no error
+	}{
+		{regs.X86_64, "x86_64_v6.13.S", harness.FileOptions{Options: kernel.Options{Undef: []string{"CONFIG_DYNAMIC_FTRACE"}}},
+			[]string{"defines no entry trampoline", "ftrace_caller (CONFIG_DYNAMIC_FTRACE unset?)"}},
+		{regs.S390X, "s390x_v6.14.S", harness.FileOptions{Options: kernel.Options{Undef: []string{"CONFIG_FUNCTION_TRACER"}}},
+			[]string{"defines no trampoline", "return_to_handler (CONFIG_FUNCTION_GRAPH_TRACER unset?)"}},
+		{regs.X86_64, "x86_64_v6.13.S", harness.FileOptions{Options: kernel.Options{Define: []string{"bad name"}}},
+			[]string{"-D \"bad name\""}},
+		{regs.X86_64, "x86_64_no_model.S", harness.FileOptions{}, []string{"fits no x86_64 kernel model", "v6.14+", "v4.19-v5.10", "--kernel"}},
+		{regs.S390X, "s390x_no_model.S", harness.FileOptions{}, []string{"fits no s390x kernel model", "v6.14+", "v4.19-v5.13"}},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name+"/"+c.file, func(t *testing.T) {
+			role := "entry"
+			if len(c.opt.Options.Undef) > 0 && c.arch == regs.S390X {
+				role = ""
+			}
+			f, err := harness.LoadFile(c.arch, filepath.Join("testdata/kernel", c.file), c.opt)
+			if err == nil {
+				_, err = f.Role(roleOf(role))
+			}
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+	// --kernel: the v6.14 file judged as v6.13 makes its return_to_handler
+	// a fgraph_ret_regs one, and the check finds that wrong.
+	for _, a := range regs.Arches {
+		file := map[string]string{"x86_64": "x86_64_v6.14.S", "s390x": "s390x_v6.14.S"}[a.Name]
+		ch, err := kernel.Choose(a.Name, kernel.Version{Major: 6, Minor: 13}, "--kernel")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := loadRole(a, file, harness.FileOptions{Kernel: &ch}, "exit")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := check.Run(check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"x86_64": "v6.5-v6.13", "s390x": "v6.13"}[a.Name]
+		if rs[0].Kernel.Model != want || rs[0].OK {
+			t.Errorf("%s %s as v6.13: model %s ok=%v, want %s with errors", a.Name, file, rs[0].Kernel.Model, rs[0].OK, want)
+		}
+	}
+}
+
+// TestKernelFileConfigChangesCode: -D / -U reach the file's #ifdef branches:
+// x86-64 CONFIG_FRAME_POINTER (save_mcount_regs builds two fake frames)
+// and s390x without CONFIG_HAVE_MARCH_Z196_FEATURES (the pre-z196 code)
+// cost more instructions and still pass.
+func TestKernelFileConfigChangesCode(t *testing.T) {
+	cases := []struct {
+		arch *regs.Arch
+		file string
+		opt  kernel.Options
+	}{
+		{regs.X86_64, "x86_64_v6.14.S", kernel.Options{Define: []string{"CONFIG_FRAME_POINTER"}}},
+		{regs.S390X, "s390x_v6.14.S", kernel.Options{Undef: []string{"CONFIG_HAVE_MARCH_Z196_FEATURES"}}},
+	}
+	for _, c := range cases {
+		cost := func(o kernel.Options) check.Result {
+			tr, err := loadRole(c.arch, c.file, harness.FileOptions{Options: o}, "entry")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rs[0]
+		}
+		base, changed := cost(kernel.Options{}), cost(c.opt)
+		if !changed.OK || changed.Metrics.Instructions <= base.Metrics.Instructions {
+			t.Errorf("%s %s %+v: ok=%v, %v instructions (default %v): want ok and more%s", c.arch.Name, c.file, c.opt,
+				changed.OK, changed.Metrics.Instructions, base.Metrics.Instructions, findings(changed))
+		}
+	}
+}
