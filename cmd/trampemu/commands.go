@@ -130,7 +130,10 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(w, "%s variants:\n", a.Name)
 		for _, v := range harness.VariantsOf(a, "") {
 			tag := ""
-			if !v.Kernel {
+			switch {
+			case v.Experiment:
+				tag = " [experiment]"
+			case !v.Kernel:
 				tag = " [not merged]"
 			}
 			if v.Bug != "" {
