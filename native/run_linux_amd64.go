@@ -1,12 +1,16 @@
 package native
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
-	"math"
+	"io"
 	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"trampemu/harness"
 	"trampemu/regs"
@@ -73,21 +77,41 @@ func (h *hostMem) word(addr uint64) uint64 {
 	return Arch.Word(b)
 }
 
-// runHere runs the job in this process (the child).
-func runHere(j Job) (Result, error) {
-	runtime.LockOSThread()
+func (h *hostMem) setWord(addr, v uint64) {
+	if b, err := h.span(addr, 8); err == nil {
+		Arch.PutWord(b, v)
+	}
+}
+
+// runner is a pairing mapped into this process (the child), switchable
+// between the modes.
+type runner struct {
+	setup                                     harness.Setup
+	mem                                       *hostMem
+	loop, fn                                  uint64
+	result, returns, shadowTop, shadow, graph uint64
+	stack                                     uintptr
+	original                                  []harness.Patch // the bytes every mode's patches overwrite
+	patches                                   map[Mode][]harness.Patch
+	mode                                      Mode
+	graphCalls                                uint64 // calls made in graph mode: return_to_handler must run as often
+	entryUnit, exitUnit                       [2]uint64
+}
+
+// newRunner builds, maps and loads the pairing, tracing off.
+func newRunner(j Job) (*runner, error) {
 	s, im, err := j.Build()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	mem, err := mapRegions(Arch.Memory)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	for _, sec := range im.Sections {
 		dst, err := mem.span(sec.Addr, len(sec.Data))
 		if err != nil {
-			return Result{}, fmt.Errorf("section %s: %w", sec.Name, err)
+			return nil, fmt.Errorf("section %s: %w", sec.Name, err)
 		}
 		copy(dst, sec.Data)
 	}
@@ -99,78 +123,188 @@ func runHere(j Job) (Result, error) {
 		}
 		return a
 	}
-	loop, fn, dispatch := sym("native_loop"), sym("add"), sym("ftrace_ops_list_func")
-	result, returns, shadowTop, shadow, graphOps := sym("native_result"), sym("native_returns"), sym("native_shadow_top"), sym("native_shadow"), sym("native_graph_ops")
+	r := &runner{setup: s, mem: mem, mode: Off, patches: map[Mode][]harness.Patch{}}
+	r.loop, r.fn = sym("native_loop"), sym("add")
+	dispatch := sym("ftrace_ops_list_func")
+	r.result, r.returns, r.shadowTop, r.shadow, r.graph = sym("native_result"), sym("native_returns"), sym("native_shadow_top"), sym("native_shadow"), sym("native_graph_ops")
 	if len(missing) > 0 {
-		return Result{}, fmt.Errorf("native image lacks %v", missing)
+		return nil, fmt.Errorf("native image lacks %v", missing)
 	}
-	calls, repeats := j.Calls, j.Repeats
-	if calls <= 0 {
-		calls = 200000
-	}
-	if repeats <= 0 {
-		repeats = 5
-	}
-	stack := uintptr(Arch.Memory.Stack.End()-64) &^ 15
-	const warmup = 10000
-	// timed runs the add loop and returns the best ns per call; add(1, 2)
-	// must still return 3.
-	timed := func(mode string) (float64, error) {
-		callNative(uintptr(loop), stack, warmup, uintptr(fn))
-		best := math.Inf(1)
-		for i := 0; i < repeats; i++ {
-			t0 := time.Now()
-			callNative(uintptr(loop), stack, uintptr(calls), uintptr(fn))
-			best = math.Min(best, float64(time.Since(t0).Nanoseconds())/float64(calls))
+	for _, u := range []struct {
+		role trampolines.Role
+		dst  *[2]uint64
+	}{{trampolines.Entry, &r.entryUnit}, {trampolines.Exit, &r.exitUnit}} {
+		unit, ok := im.Unit(string(u.role))
+		if !ok {
+			return nil, fmt.Errorf("native image has no %s unit", u.role)
 		}
-		if got := mem.word(result); got != 3 {
-			return 0, fmt.Errorf("%s: add(1, 2) returned %#x natively", mode, got)
-		}
-		return best, nil
+		*u.dst = [2]uint64{unit.Start, unit.End}
 	}
-	apply := func(ps []harness.Patch) error {
-		for _, p := range ps {
-			dst, err := mem.span(p.Addr, len(p.Bytes))
+	r.stack = uintptr(Arch.Memory.Stack.End()-64) &^ 15
+	if r.patches[Function], err = harness.EnablePatches(s, im, dispatch, false); err != nil {
+		return nil, err
+	}
+	if r.patches[Graph], err = harness.EnablePatches(s, im, dispatch, true); err != nil {
+		return nil, err
+	}
+	for _, m := range []Mode{Function, Graph} {
+		for _, p := range r.patches[m] {
+			b, err := mem.span(p.Addr, len(p.Bytes))
 			if err != nil {
-				return err
+				return nil, err
 			}
-			copy(dst, p.Bytes)
+			r.original = append(r.original, harness.Patch{Addr: p.Addr, Bytes: append([]byte(nil), b...)})
 		}
+	}
+	return r, nil
+}
+
+func (r *runner) apply(ps []harness.Patch) {
+	for _, p := range ps {
+		dst, _ := r.mem.span(p.Addr, len(p.Bytes)) // checked in newRunner
+		copy(dst, p.Bytes)
+	}
+}
+
+// setMode patches the code for m: the original bytes back first (saved
+// before any patch), then m's patches; a graph user through the ops list
+// sets native_graph_ops.
+func (r *runner) setMode(m Mode) error {
+	if m == r.mode {
 		return nil
 	}
-	r := Result{Entry: s.Entry.Name, Exit: s.Exit.Name, Calls: calls}
-	if r.Off, err = timed("tracing off"); err != nil {
-		return r, err
+	if _, ok := r.patches[m]; !ok && m != Off {
+		return fmt.Errorf("unknown mode %q", m)
 	}
-	ps, err := harness.EnablePatches(s, im, dispatch, false)
-	if err == nil {
-		err = apply(ps)
+	r.apply(r.original)
+	r.apply(r.patches[m])
+	graphOps := uint64(0)
+	if m == Graph && r.setup.Entry.Graph == trampolines.GraphViaOps {
+		graphOps = 1
 	}
+	r.mem.setWord(r.graph, graphOps)
+	r.mode = m
+	return nil
+}
+
+// call runs n calls of add(1, 2) natively and checks what they did: the
+// result 3, and in graph mode return_to_handler once per call with the
+// shadow stack balanced.
+func (r *runner) call(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	r.mem.setWord(r.result, 0)
+	callNative(uintptr(r.loop), r.stack, uintptr(n), uintptr(r.fn))
+	if got := r.mem.word(r.result); got != 3 {
+		return fmt.Errorf("%s: add(1, 2) returned %#x natively", r.mode, got)
+	}
+	if r.mode == Graph {
+		r.graphCalls += uint64(n)
+	}
+	if got := r.mem.word(r.returns); got != r.graphCalls {
+		return fmt.Errorf("%s: return_to_handler ran %d times for %d calls with a graph user", r.mode, got, r.graphCalls)
+	}
+	if top := r.mem.word(r.shadowTop); top != r.shadow {
+		return fmt.Errorf("%s: the shadow stack is unbalanced (top %#x, base %#x)", r.mode, top, r.shadow)
+	}
+	return nil
+}
+
+// pin binds this thread to cpu (sched_setaffinity).
+func pin(cpu int) error {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pinning to CPU %d: %v", cpu, err)
+	}
+	return nil
+}
+
+// hostCPU picks the CPU the children are pinned to: the highest-numbered
+// one this process may run on.
+func hostCPU() (int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0, fmt.Errorf("native: sched_getaffinity: %v", err)
+	}
+	for cpu := len(set)*64 - 1; cpu >= 0; cpu-- {
+		if set.IsSet(cpu) {
+			return cpu, nil
+		}
+	}
+	return 0, fmt.Errorf("native: no CPU in this process's affinity mask")
+}
+
+// serveHere (the child) answers "MODE WARMUP CALLS" lines with the ns per
+// call of CALLS timed calls after WARMUP untimed ones, until "quit".
+func serveHere(t childTask, in io.Reader, out io.Writer) error {
+	if err := pin(t.CPU); err != nil {
+		return err
+	}
+	r, err := newRunner(t.Job)
 	if err != nil {
-		return r, err
+		return err
 	}
-	if r.Function, err = timed("function tracer"); err != nil {
-		return r, err
+	w := bufio.NewWriter(out)
+	fmt.Fprintln(w, "ready")
+	if err := w.Flush(); err != nil {
+		return err
 	}
-	if ps, err = harness.EnablePatches(s, im, dispatch, true); err == nil {
-		err = apply(ps)
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var m Mode
+		var warmup, calls int
+		if sc.Text() == "quit" {
+			return nil
+		}
+		if _, err := fmt.Sscan(sc.Text(), &m, &warmup, &calls); err != nil || calls <= 0 {
+			return fmt.Errorf("bad request %q", sc.Text())
+		}
+		if err := r.setMode(m); err != nil {
+			return err
+		}
+		if err := r.call(warmup); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		callNative(uintptr(r.loop), r.stack, uintptr(calls), uintptr(r.fn))
+		ns := float64(time.Since(t0).Nanoseconds()) / float64(calls)
+		if m == Graph {
+			r.graphCalls += uint64(calls)
+		}
+		if err := r.call(1); err != nil { // checks the timed calls too
+			return err
+		}
+		fmt.Fprintf(w, "%g\n", ns)
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
+	return sc.Err()
+}
+
+// countRun is what a counting child prints: the code ranges of the two
+// trampolines and how many traced calls ran through them.
+type countRun struct {
+	Entry [2]uint64 `json:"entry"`
+	Exit  [2]uint64 `json:"exit"`
+	Calls int       `json:"calls"`
+}
+
+// countHere (the child under valgrind) runs t.Count calls with a graph
+// user, so both trampolines run once per call, and prints a countRun.
+func countHere(t childTask, out io.Writer) error {
+	r, err := newRunner(t.Job)
 	if err != nil {
-		return r, err
+		return err
 	}
-	if s.Entry.Graph == trampolines.GraphViaOps {
-		b, _ := mem.span(graphOps, 8)
-		Arch.PutWord(b, 1)
+	if err := r.setMode(Graph); err != nil {
+		return err
 	}
-	if r.Graph, err = timed("graph user"); err != nil {
-		return r, err
+	if err := r.call(t.Count); err != nil {
+		return err
 	}
-	if want := uint64(warmup + repeats*calls); mem.word(returns) != want {
-		return r, fmt.Errorf("graph user: return_to_handler ran %d times for %d calls", mem.word(returns), want)
-	}
-	if mem.word(shadowTop) != shadow {
-		return r, fmt.Errorf("graph user: the shadow stack is unbalanced (top %#x, base %#x)", mem.word(shadowTop), shadow)
-	}
-	r.FunctionCost, r.GraphCost = r.Function-r.Off, r.Graph-r.Off
-	return r, nil
+	return json.NewEncoder(out).Encode(countRun{Entry: r.entryUnit, Exit: r.exitUnit, Calls: t.Count})
 }

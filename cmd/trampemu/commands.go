@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"trampemu/asm"
 	"trampemu/check"
@@ -242,10 +243,16 @@ type fullReport struct {
 	Variants    []check.Summary        `json:"variants"`
 	Scenarios   []scenarios.Outcome    `json:"scenarios"`
 	ShadowStack []scenarios.MeasureRow `json:"shadow_stack"`
-	// Native is the x86-64 pairings timed on the host CPU; NativeNote says
-	// why there is none (a host that is not Linux x86-64, --native 0).
-	Native     []native.Result `json:"native,omitempty"`
-	NativeNote string          `json:"native_note,omitempty"`
+	// Native is the x86-64 pairings timed on the host CPU (per pairing and
+	// mode, with intervals), NativeCompare the differences with the A/A
+	// control, NativeHeadline the effects the report states; NativeNote
+	// says why there is none (a host that is not Linux x86-64, --native 0).
+	Native         []native.Row         `json:"native,omitempty"`
+	NativeCompare  []native.Comparison  `json:"native_compare,omitempty"`
+	NativeRun      *native.RunInfo      `json:"native_run,omitempty"`
+	NativeHeadline []native.HeadlineRow `json:"native_headline,omitempty"`
+	NativeNote     string               `json:"native_note,omitempty"`
+	nativeStats    *native.Stats
 }
 
 func cmdReport(args []string, w io.Writer) error {
@@ -253,7 +260,7 @@ func cmdReport(args []string, w io.Writer) error {
 	arch := archFlag(fs, "all")
 	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
 	speed := fs.Uint64("speed", 200000, "traced calls per speed measurement (0: none)")
-	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
+	nativeBudget := fs.Duration("native", 20*time.Second, "time budget of the native timing of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	out := fs.String("out", "", "also write report.md and report.json into this folder")
 	if err := parse(fs, args); err != nil {
@@ -281,7 +288,7 @@ func cmdReport(args []string, w io.Writer) error {
 	if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
 		return err
 	}
-	if rep.Native, rep.NativeNote, err = nativeRows(as, *nativeCalls); err != nil {
+	if err := nativeSection(&rep, as, *nativeBudget); err != nil {
 		return err
 	}
 	write := func(w io.Writer, asJSON bool) error {
@@ -353,42 +360,7 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## x86-64 on the host CPU")
-	fmt.Fprintln(w)
-	if rep.NativeNote != "" {
-		fmt.Fprintf(w, "Not run: %s.\n", rep.NativeNote)
-		return nil
-	}
-	fmt.Fprintln(w, "Each pairing linked for the host and called natively, `add(1, 2)` in a loop: the fastest of 5 loops, with the call site a NOP (off), with a function tracer, and with a graph user (the exit trampoline runs on every return). The kernel functions are minimal assembly stand-ins, the same for every pairing (`trampolines/native/x86_64.S`), so the differences are the trampolines' own; the graph cost includes the mispredicted return the swapped return address causes.")
-	fmt.Fprintln(w)
-	return native.WriteTable(w, rep.Native)
-}
-
-// nativeRows times the x86-64 pairings on the host CPU when the report
-// covers x86-64 and the host can run it; otherwise the note says why not.
-func nativeRows(as []*regs.Arch, calls int) ([]native.Result, string, error) {
-	covered := false
-	for _, a := range as {
-		covered = covered || a.Name == native.Arch.Name
-	}
-	switch {
-	case !covered:
-		return nil, "the report does not cover x86-64", nil
-	case calls <= 0:
-		return nil, "--native 0", nil
-	}
-	if err := native.Supported(); err != nil {
-		return nil, err.Error(), nil
-	}
-	var rs []native.Result
-	for _, j := range native.RegistryJobs(calls, 5) {
-		r, err := native.Measure(j)
-		if err != nil {
-			return nil, "", err
-		}
-		rs = append(rs, r)
-	}
-	return rs, "", nil
+	return writeNativeSection(w, rep)
 }
 
 func mustScenario(name string) harness.Scenario {

@@ -37,7 +37,13 @@ SYM_DATA_START(native_shadow)
 	.skip	8 * 1024
 SYM_DATA_END(native_shadow)
 
+	/* Page-aligned, so that this code and the workloads linked after it
+	   sit at the same addresses whatever the trampolines' sizes: with
+	   tracing off every pairing then runs identical code at identical
+	   addresses, and a difference between pairings is not a layout
+	   effect (package native's off-mode comparisons show it). */
 	.text
+	.balign	4096
 SYM_FUNC_START_WEAK(ftrace_stub)
 	RET
 SYM_FUNC_END(ftrace_stub)

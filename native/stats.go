@@ -1,0 +1,352 @@
+package native
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Config is a native timing run.
+type Config struct {
+	// Jobs are the pairings to time (each once; a repeated name is an
+	// error).
+	Jobs []Job
+	// Compare lists pairs of job names (Job.Name), [A, B]: the run reports
+	// B minus A per mode. A comparison of a pairing with itself is the A/A
+	// control: it is timed in a second child process of its own. When
+	// Compare is not empty and holds no A/A pair, the first A is
+	// controlled against itself.
+	Compare [][2]string
+	// Calls per sample (0: 2,000) after Warmup untimed calls (0: 500).
+	Calls, Warmup int
+	// Rounds: at least MinRounds (0: 20), at most MaxRounds (0: no limit);
+	// between them the run stops when every comparison's 95% interval
+	// (every row's when there are no comparisons) has a half-width of at
+	// most TargetNs (0: 1 ns), or when Budget (0: 20 s) is spent.
+	MinRounds, MaxRounds int
+	TargetNs             float64
+	Budget               time.Duration
+	// CPU the children are pinned to (-1: the highest this process may
+	// use).
+	CPU int
+}
+
+// Row is one pairing in one mode: the median ns per call of add(1, 2)
+// over the samples (each the mean over Calls calls) with its 95%
+// confidence interval (benchmath.AssumeNothing: distribution-free, on
+// order statistics).
+type Row struct {
+	Entry      string   `json:"entry"`
+	Exit       string   `json:"exit"`
+	Mode       Mode     `json:"mode"`
+	Experiment bool     `json:"experiment,omitempty"`
+	MedianNs   float64  `json:"median_ns"`
+	CI95       Interval `json:"ci95"`
+	Samples    int      `json:"samples"`
+}
+
+// Comparison is B minus A in one mode: the median of the per-round
+// differences (both sampled in the same round, moments apart) with its
+// 95% interval, and the p value of benchmath's Mann-Whitney U test of the
+// two samples; Significant is p < 0.05. A equal to B is the A/A control
+// (two child processes of the same pairing): it must not be significant.
+type Comparison struct {
+	A           string   `json:"a"`
+	B           string   `json:"b"`
+	Mode        Mode     `json:"mode"`
+	DiffNs      float64  `json:"diff_ns"`
+	CI95        Interval `json:"ci95"`
+	P           float64  `json:"p"`
+	Significant bool     `json:"significant"`
+}
+
+// HalfWidth is half the interval's width.
+func (c Comparison) HalfWidth() float64 { return (c.CI95[1] - c.CI95[0]) / 2 }
+
+// RunInfo says how a run went.
+type RunInfo struct {
+	CPU            int     `json:"cpu"`
+	Rounds         int     `json:"rounds"`
+	CallsPerSample int     `json:"calls_per_sample"`
+	Warmup         int     `json:"warmup_calls"`
+	Seconds        float64 `json:"seconds"`
+	TargetNs       float64 `json:"target_half_width_ns"`
+	// MaxHalfWidthNs is the widest comparison interval's half-width (the
+	// widest row's without comparisons) when the run stopped; null when
+	// too few rounds leave an interval infinite.
+	MaxHalfWidthNs *float64 `json:"max_half_width_ns"`
+	ReachedTarget  bool    `json:"reached_target"`
+}
+
+// Stats is a run's result.
+type Stats struct {
+	Rows    []Row        `json:"native"`
+	Compare []Comparison `json:"native_compare,omitempty"`
+	Info    RunInfo      `json:"native_run"`
+	// raw[i][m] are instance i's samples in mode Modes[m], in round order.
+	raw   [][][]float64
+	names []string
+}
+
+// Row returns the row of a pairing and mode.
+func (s *Stats) Row(name string, m Mode) (Row, bool) {
+	for _, r := range s.Rows {
+		if r.Entry+"+"+r.Exit == name && r.Mode == m {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Comparison returns the comparison of B with A in mode m.
+func (s *Stats) Comparison(a, b string, m Mode) (Comparison, bool) {
+	for _, c := range s.Compare {
+		if c.A == a && c.B == b && c.Mode == m {
+			return c, true
+		}
+	}
+	return Comparison{}, false
+}
+
+// Run times the pairings (package doc).
+func Run(cfg Config) (*Stats, error) {
+	if len(cfg.Jobs) == 0 {
+		return nil, fmt.Errorf("native: no pairings to time")
+	}
+	calls, warmup := or(cfg.Calls, 2000), or(cfg.Warmup, 500)
+	minRounds, target := or(cfg.MinRounds, 20), cfg.TargetNs
+	if target <= 0 {
+		target = 1
+	}
+	budget := cfg.Budget
+	if budget <= 0 {
+		budget = 20 * time.Second
+	}
+	// Instances: one per job, then the A/A control's second instance.
+	index := map[string]int{}
+	jobs := slices.Clone(cfg.Jobs)
+	for i, j := range jobs {
+		if _, dup := index[j.Name()]; dup {
+			return nil, fmt.Errorf("native: pairing %s listed twice", j.Name())
+		}
+		index[j.Name()] = i
+	}
+	compare := slices.Clone(cfg.Compare)
+	control := ""
+	for _, c := range compare {
+		for _, n := range c {
+			if _, ok := index[n]; !ok {
+				return nil, fmt.Errorf("native: comparison %s,%s names %s, which is not among the pairings timed", c[0], c[1], n)
+			}
+		}
+		if c[0] == c[1] {
+			control = c[0]
+		}
+	}
+	if len(compare) > 0 && control == "" {
+		control = compare[0][0]
+		compare = append([][2]string{{control, control}}, compare...)
+	}
+	controlInst := -1
+	if control != "" {
+		controlInst = len(jobs)
+		jobs = append(jobs, jobs[index[control]])
+	}
+	cpu := cfg.CPU
+	if cpu < 0 {
+		var err error
+		if cpu, err = hostCPU(); err != nil {
+			return nil, err
+		}
+	}
+	kids, err := startChildren(jobs, cpu)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, k := range kids {
+			k.close()
+		}
+	}()
+	st := &Stats{raw: make([][][]float64, len(jobs))}
+	for i, j := range jobs {
+		st.raw[i] = make([][]float64, len(Modes))
+		st.names = append(st.names, j.Name())
+	}
+	inst := func(name string, second bool) int {
+		if second && controlInst >= 0 {
+			return controlInst
+		}
+		return index[name]
+	}
+	start := time.Now()
+	rounds := 0
+	for {
+		for i, k := range kids {
+			for m, mode := range Modes {
+				v, err := k.sample(mode, warmup, calls)
+				if err != nil {
+					return nil, err
+				}
+				st.raw[i][m] = append(st.raw[i][m], v)
+			}
+		}
+		rounds++
+		if cfg.MaxRounds > 0 && rounds >= cfg.MaxRounds {
+			break
+		}
+		if rounds < minRounds {
+			continue
+		}
+		if time.Since(start) >= budget {
+			break
+		}
+		if rounds%10 == 0 && st.widest(compare, inst, len(cfg.Jobs)) <= target {
+			break
+		}
+	}
+	st.Info = RunInfo{CPU: cpu, Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
+	for i, j := range cfg.Jobs {
+		for m, mode := range Modes {
+			sum := summary(st.raw[i][m])
+			st.Rows = append(st.Rows, Row{Entry: j.Entry.name(), Exit: j.Exit.name(), Mode: mode, Experiment: j.Experiment(),
+				MedianNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Samples: len(st.raw[i][m])})
+		}
+	}
+	for _, c := range compare {
+		for m, mode := range Modes {
+			st.Compare = append(st.Compare, st.compare(c, m, mode, inst))
+		}
+	}
+	w := st.widest(compare, inst, len(cfg.Jobs))
+	if !math.IsInf(w, 0) && !math.IsNaN(w) {
+		st.Info.MaxHalfWidthNs = &w
+	}
+	st.Info.ReachedTarget = w <= target
+	return st, nil
+}
+
+func or(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// startChildren starts one child per job, building them two at a time.
+func startChildren(jobs []Job, cpu int) ([]*child, error) {
+	kids := make([]*child, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			kids[i], errs[i] = startChild(j, cpu)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			for _, k := range kids {
+				if k != nil {
+					k.close()
+				}
+			}
+			return nil, errs[i]
+		}
+	}
+	return kids, nil
+}
+
+// summary is benchmath's median with its 95% interval (NewSample sorts,
+// so it gets a copy).
+func summary(xs []float64) benchmath.Summary {
+	return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds), 0.95)
+}
+
+// compare computes one comparison: per-round differences B - A summarised
+// by benchmath, and its U test of the two samples.
+func (st *Stats) compare(c [2]string, m int, mode Mode, inst func(string, bool) int) Comparison {
+	a, b := st.raw[inst(c[0], false)][m], st.raw[inst(c[1], c[0] == c[1])][m]
+	n := min(len(a), len(b))
+	diff := make([]float64, n)
+	for r := range n {
+		diff[r] = b[r] - a[r]
+	}
+	sum := summary(diff)
+	sa := benchmath.NewSample(slices.Clone(a), &benchmath.DefaultThresholds)
+	sb := benchmath.NewSample(slices.Clone(b), &benchmath.DefaultThresholds)
+	cmp := benchmath.AssumeNothing.Compare(sa, sb)
+	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: cmp.P < cmp.Alpha}
+}
+
+// widest is the largest half-width over the comparisons (over the first
+// rows rows without comparisons).
+func (st *Stats) widest(compare [][2]string, inst func(string, bool) int, rows int) float64 {
+	w := 0.0
+	if len(compare) == 0 {
+		for i := range rows {
+			for m := range Modes {
+				s := summary(st.raw[i][m])
+				w = math.Max(w, (s.Hi-s.Lo)/2)
+			}
+		}
+		return w
+	}
+	for _, c := range compare {
+		for m, mode := range Modes {
+			w = math.Max(w, st.compare(c, m, mode, inst).HalfWidth())
+		}
+	}
+	return w
+}
+
+// Interval is a 95% confidence interval [lo, hi]; a bound that too few
+// samples leave infinite is null in JSON.
+type Interval [2]float64
+
+// MarshalJSON writes [lo, hi] with null for an infinite bound.
+func (iv Interval) MarshalJSON() ([]byte, error) {
+	var b []byte
+	b = append(b, '[')
+	for i, v := range iv {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			b = append(b, "null"...)
+			continue
+		}
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return append(b, ']'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null: -Inf or +Inf).
+func (iv *Interval) UnmarshalJSON(data []byte) error {
+	var v [2]*float64
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	for i, p := range v {
+		switch {
+		case p != nil:
+			iv[i] = *p
+		case i == 0:
+			iv[i] = math.Inf(-1)
+		default:
+			iv[i] = math.Inf(1)
+		}
+	}
+	return nil
+}
