@@ -81,7 +81,7 @@ type RunInfo struct {
 	// widest row's without comparisons) when the run stopped; null when
 	// too few rounds leave an interval infinite.
 	MaxHalfWidthNs *float64 `json:"max_half_width_ns"`
-	ReachedTarget  bool    `json:"reached_target"`
+	ReachedTarget  bool     `json:"reached_target"`
 }
 
 // Stats is a run's result.
