@@ -16,9 +16,9 @@ import (
 // childEnv carries the child's task (a childTask in JSON).
 const childEnv = "TRAMPEMU_NATIVE_JOB"
 
-// childTask is what a child process does: serve samples of its pairing on
-// stdin/stdout pinned to CPU, or (Count > 0) run Count traced calls once
-// and print the trampolines' address ranges (for valgrind).
+// childTask is what a child process does with the plan it reads first
+// from stdin: serve samples of its pairing on stdin/stdout pinned to CPU,
+// or (Count > 0) run Count traced calls once (for valgrind).
 type childTask struct {
 	Job   Job `json:"job"`
 	CPU   int `json:"cpu"`
@@ -65,6 +65,10 @@ func startChild(j Job, cpu int) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
+	p, err := makePlan(j)
+	if err != nil {
+		return nil, err
+	}
 	task, err := json.Marshal(childTask{Job: j, CPU: cpu})
 	if err != nil {
 		return nil, err
@@ -84,6 +88,10 @@ func startChild(j Job, cpu int) (*child, error) {
 		return nil, fmt.Errorf("native: starting the child for %s: %w", j.Name(), err)
 	}
 	c.timer = time.AfterFunc(time.Minute, func() { c.cmd.Process.Kill() })
+	if err := sendPlan(c.in, p); err != nil {
+		c.timer.Stop()
+		return nil, c.failed("sending the plan", err)
+	}
 	line, err := c.out.ReadString('\n')
 	c.timer.Stop()
 	if err != nil || strings.TrimSpace(line) != "ready" {
@@ -148,7 +156,7 @@ func RunChildIfAsked() {
 	}
 	var err error
 	if t.Count > 0 {
-		err = countHere(t, os.Stdout)
+		err = countHere(t, os.Stdin, os.Stdout)
 	} else {
 		err = serveHere(t, os.Stdin, os.Stdout)
 	}

@@ -2,7 +2,6 @@ package native
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -14,7 +13,6 @@ import (
 
 	"trampemu/harness"
 	"trampemu/regs"
-	"trampemu/trampolines"
 )
 
 // callNative is in call_linux_amd64.s.
@@ -35,7 +33,11 @@ type hostRegion struct {
 	mem []byte
 }
 
-func mapRegions(m regs.MemoryMap) (*hostMem, error) {
+// mapRegions maps the memory map at its addresses. underValgrind: valgrind
+// 3.19 does not know MAP_FIXED_NOREPLACE and places the mapping elsewhere;
+// the region is then unmapped and mapped again with MAP_FIXED (valgrind
+// keeps its own mappings away from the low 2 GiB used here).
+func mapRegions(m regs.MemoryMap, underValgrind bool) (*hostMem, error) {
 	h := &hostMem{}
 	for _, r := range m.Regions() {
 		prot := syscall.PROT_READ | syscall.PROT_WRITE
@@ -44,6 +46,11 @@ func mapRegions(m regs.MemoryMap) (*hostMem, error) {
 		}
 		addr, _, errno := syscall.Syscall6(syscall.SYS_MMAP, uintptr(r.Base), uintptr(r.Size), uintptr(prot),
 			syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|mapFixedNoreplace, ^uintptr(0), 0)
+		if errno == 0 && addr != uintptr(r.Base) && underValgrind {
+			syscall.Syscall(syscall.SYS_MUNMAP, addr, uintptr(r.Size), 0)
+			addr, _, errno = syscall.Syscall6(syscall.SYS_MMAP, uintptr(r.Base), uintptr(r.Size), uintptr(prot),
+				syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_FIXED, ^uintptr(0), 0)
+		}
 		if errno != 0 {
 			return nil, fmt.Errorf("native: mapping %s at %#x (%d bytes): %v", r.Name, r.Base, r.Size, errno)
 		}
@@ -86,74 +93,36 @@ func (h *hostMem) setWord(addr, v uint64) {
 // runner is a pairing mapped into this process (the child), switchable
 // between the modes.
 type runner struct {
-	setup                                     harness.Setup
-	mem                                       *hostMem
-	loop, fn                                  uint64
-	result, returns, shadowTop, shadow, graph uint64
-	stack                                     uintptr
-	original                                  []harness.Patch // the bytes every mode's patches overwrite
-	patches                                   map[Mode][]harness.Patch
-	mode                                      Mode
-	graphCalls                                uint64 // calls made in graph mode: return_to_handler must run as often
-	entryUnit, exitUnit                       [2]uint64
+	plan       *plan
+	mem        *hostMem
+	stack      uintptr
+	original   []harness.Patch // the bytes every mode's patches overwrite
+	mode       Mode
+	graphCalls uint64 // calls made in graph mode: return_to_handler must run as often
 }
 
-// newRunner builds, maps and loads the pairing, tracing off.
-func newRunner(j Job) (*runner, error) {
-	s, im, err := j.Build()
+// newRunner maps and loads the planned pairing, tracing off.
+func newRunner(p *plan, underValgrind bool) (*runner, error) {
+	mem, err := mapRegions(Arch.Memory, underValgrind)
 	if err != nil {
 		return nil, err
 	}
-	mem, err := mapRegions(Arch.Memory)
-	if err != nil {
-		return nil, err
-	}
-	for _, sec := range im.Sections {
+	for _, sec := range p.Sections {
 		dst, err := mem.span(sec.Addr, len(sec.Data))
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", sec.Name, err)
+			return nil, fmt.Errorf("section at %#x: %w", sec.Addr, err)
 		}
 		copy(dst, sec.Data)
 	}
-	var missing []string
-	sym := func(name string) uint64 {
-		a, ok := im.Symbol(name)
-		if !ok {
-			missing = append(missing, name)
-		}
-		return a
-	}
-	r := &runner{setup: s, mem: mem, mode: Off, patches: map[Mode][]harness.Patch{}}
-	r.loop, r.fn = sym("native_loop"), sym("add")
-	dispatch := sym("ftrace_ops_list_func")
-	r.result, r.returns, r.shadowTop, r.shadow, r.graph = sym("native_result"), sym("native_returns"), sym("native_shadow_top"), sym("native_shadow"), sym("native_graph_ops")
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("native image lacks %v", missing)
-	}
-	for _, u := range []struct {
-		role trampolines.Role
-		dst  *[2]uint64
-	}{{trampolines.Entry, &r.entryUnit}, {trampolines.Exit, &r.exitUnit}} {
-		unit, ok := im.Unit(string(u.role))
-		if !ok {
-			return nil, fmt.Errorf("native image has no %s unit", u.role)
-		}
-		*u.dst = [2]uint64{unit.Start, unit.End}
-	}
+	r := &runner{plan: p, mem: mem, mode: Off}
 	r.stack = uintptr(Arch.Memory.Stack.End()-64) &^ 15
-	if r.patches[Function], err = harness.EnablePatches(s, im, dispatch, false); err != nil {
-		return nil, err
-	}
-	if r.patches[Graph], err = harness.EnablePatches(s, im, dispatch, true); err != nil {
-		return nil, err
-	}
 	for _, m := range []Mode{Function, Graph} {
-		for _, p := range r.patches[m] {
-			b, err := mem.span(p.Addr, len(p.Bytes))
+		for _, pt := range p.Patches[m] {
+			b, err := mem.span(pt.Addr, len(pt.Bytes))
 			if err != nil {
 				return nil, err
 			}
-			r.original = append(r.original, harness.Patch{Addr: p.Addr, Bytes: append([]byte(nil), b...)})
+			r.original = append(r.original, harness.Patch{Addr: pt.Addr, Bytes: append([]byte(nil), b...)})
 		}
 	}
 	return r, nil
@@ -173,16 +142,16 @@ func (r *runner) setMode(m Mode) error {
 	if m == r.mode {
 		return nil
 	}
-	if _, ok := r.patches[m]; !ok && m != Off {
+	if m != Off && m != Function && m != Graph {
 		return fmt.Errorf("unknown mode %q", m)
 	}
 	r.apply(r.original)
-	r.apply(r.patches[m])
+	r.apply(r.plan.Patches[m])
 	graphOps := uint64(0)
-	if m == Graph && r.setup.Entry.Graph == trampolines.GraphViaOps {
+	if m == Graph && r.plan.GraphViaOps {
 		graphOps = 1
 	}
-	r.mem.setWord(r.graph, graphOps)
+	r.mem.setWord(r.plan.GraphOps, graphOps)
 	r.mode = m
 	return nil
 }
@@ -194,19 +163,20 @@ func (r *runner) call(n int) error {
 	if n <= 0 {
 		return nil
 	}
-	r.mem.setWord(r.result, 0)
-	callNative(uintptr(r.loop), r.stack, uintptr(n), uintptr(r.fn))
-	if got := r.mem.word(r.result); got != 3 {
+	p := r.plan
+	r.mem.setWord(p.Result, 0)
+	callNative(uintptr(p.Loop), r.stack, uintptr(n), uintptr(p.Fn))
+	if got := r.mem.word(p.Result); got != 3 {
 		return fmt.Errorf("%s: add(1, 2) returned %#x natively", r.mode, got)
 	}
 	if r.mode == Graph {
 		r.graphCalls += uint64(n)
 	}
-	if got := r.mem.word(r.returns); got != r.graphCalls {
+	if got := r.mem.word(p.Returns); got != r.graphCalls {
 		return fmt.Errorf("%s: return_to_handler ran %d times for %d calls with a graph user", r.mode, got, r.graphCalls)
 	}
-	if top := r.mem.word(r.shadowTop); top != r.shadow {
-		return fmt.Errorf("%s: the shadow stack is unbalanced (top %#x, base %#x)", r.mode, top, r.shadow)
+	if top := r.mem.word(p.ShadowTop); top != p.Shadow {
+		return fmt.Errorf("%s: the shadow stack is unbalanced (top %#x, base %#x)", r.mode, top, p.Shadow)
 	}
 	return nil
 }
@@ -243,7 +213,13 @@ func serveHere(t childTask, in io.Reader, out io.Writer) error {
 	if err := pin(t.CPU); err != nil {
 		return err
 	}
-	r, err := newRunner(t.Job)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	p, err := readPlan(sc)
+	if err != nil {
+		return err
+	}
+	r, err := newRunner(p, false)
 	if err != nil {
 		return err
 	}
@@ -252,7 +228,6 @@ func serveHere(t childTask, in io.Reader, out io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		var m Mode
 		var warmup, calls int
@@ -269,7 +244,7 @@ func serveHere(t childTask, in io.Reader, out io.Writer) error {
 			return err
 		}
 		t0 := time.Now()
-		callNative(uintptr(r.loop), r.stack, uintptr(calls), uintptr(r.fn))
+		callNative(uintptr(p.Loop), r.stack, uintptr(calls), uintptr(p.Fn))
 		ns := float64(time.Since(t0).Nanoseconds()) / float64(calls)
 		if m == Graph {
 			r.graphCalls += uint64(calls)
@@ -285,18 +260,16 @@ func serveHere(t childTask, in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-// countRun is what a counting child prints: the code ranges of the two
-// trampolines and how many traced calls ran through them.
-type countRun struct {
-	Entry [2]uint64 `json:"entry"`
-	Exit  [2]uint64 `json:"exit"`
-	Calls int       `json:"calls"`
-}
-
 // countHere (the child under valgrind) runs t.Count calls with a graph
-// user, so both trampolines run once per call, and prints a countRun.
-func countHere(t childTask, out io.Writer) error {
-	r, err := newRunner(t.Job)
+// user, so both trampolines run once per call, and says "done".
+func countHere(t childTask, in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	p, err := readPlan(sc)
+	if err != nil {
+		return err
+	}
+	r, err := newRunner(p, true)
 	if err != nil {
 		return err
 	}
@@ -306,5 +279,6 @@ func countHere(t childTask, out io.Writer) error {
 	if err := r.call(t.Count); err != nil {
 		return err
 	}
-	return json.NewEncoder(out).Encode(countRun{Entry: r.entryUnit, Exit: r.exitUnit, Calls: t.Count})
+	_, err = fmt.Fprintln(out, "done")
+	return err
 }

@@ -15,6 +15,6 @@ func Supported() error { return errUnsupported }
 
 func serveHere(childTask, io.Reader, io.Writer) error { return errUnsupported }
 
-func countHere(childTask, io.Writer) error { return errUnsupported }
+func countHere(childTask, io.Reader, io.Writer) error { return errUnsupported }
 
 func hostCPU() (int, error) { return 0, errUnsupported }
