@@ -58,14 +58,10 @@ func checkCanStart(j Job) (string, error) {
 	return self, nil
 }
 
-// startChild starts a child for j pinned to cpu and waits until it has
-// built and mapped the pairing.
-func startChild(j Job, cpu int) (*child, error) {
+// startChild starts a child for j pinned to cpu, sends it the plan and
+// waits until it has mapped the pairing.
+func startChild(j Job, p *plan, cpu int) (*child, error) {
 	self, err := checkCanStart(j)
-	if err != nil {
-		return nil, err
-	}
-	p, err := makePlan(j)
 	if err != nil {
 		return nil, err
 	}

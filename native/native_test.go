@@ -17,7 +17,7 @@ func TestMain(m *testing.M) {
 
 // quick is a short run: a few interleaved rounds.
 func quick(jobs []native.Job, compare ...[2]string) native.Config {
-	return native.Config{Jobs: jobs, Compare: compare, Calls: 500, Warmup: 100, MinRounds: 12, MaxRounds: 12, CPU: -1}
+	return native.Config{Jobs: jobs, Compare: compare, Calls: 500, Warmup: 100, Rounds: 2, MinGenerations: 6, MaxGenerations: 6, CPU: -1}
 }
 
 // Every x86-64 registry pairing runs natively in one interleaved run:
@@ -43,13 +43,13 @@ func TestRunKernelPairings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(st.Rows) != 3*len(jobs) || st.Info.Rounds != 12 {
-				t.Fatalf("%d rows in %d rounds, want %d in 12", len(st.Rows), st.Info.Rounds, 3*len(jobs))
+			if len(st.Rows) != 3*len(jobs) || st.Info.Generations != 6 {
+				t.Fatalf("%d rows in %d generations, want %d in 6", len(st.Rows), st.Info.Generations, 3*len(jobs))
 			}
 			for i := 0; i < len(st.Rows); i += 3 {
 				off, fn, graph := st.Rows[i], st.Rows[i+1], st.Rows[i+2]
 				for _, r := range []native.Row{off, fn, graph} {
-					if r.Samples != 12 || !(r.CI95[0] <= r.MedianNs && r.MedianNs <= r.CI95[1]) || r.CI95[0] <= 0 {
+					if r.Samples != 12 || r.Processes != 6 || !(r.CI95[0] <= r.MedianNs && r.MedianNs <= r.CI95[1]) || r.CI95[0] <= 0 {
 						t.Errorf("%s+%s %s: median %v, interval %v, %d samples", r.Entry, r.Exit, r.Mode, r.MedianNs, r.CI95, r.Samples)
 					}
 				}
@@ -81,7 +81,7 @@ func TestCompare(t *testing.T) {
 		jobs = append(jobs, j)
 	}
 	cfg := quick(jobs, [2]string{jmp, base})
-	cfg.MaxRounds, cfg.MinRounds = 40, 40
+	cfg.Rounds = 10
 	st, err := native.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +106,8 @@ func TestCompare(t *testing.T) {
 	if err := native.WriteBench(&b, st); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 40 {
-		t.Errorf("%d bench lines of the base pairing in graph mode, want 40:\n%s", n, b.String()[:min(b.Len(), 400)])
+	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 60 {
+		t.Errorf("%d bench lines of the base pairing in graph mode, want 60:\n%s", n, b.String()[:min(b.Len(), 400)])
 	}
 }
 
@@ -155,7 +155,7 @@ func TestRunBrokenFiles(t *testing.T) {
 				j.Exit = spec
 			}
 			cfg := quick([]native.Job{j})
-			cfg.MinRounds, cfg.MaxRounds = 1, 1
+			cfg.MinGenerations, cfg.MaxGenerations = 1, 1
 			_, err := native.Run(cfg)
 			switch {
 			case c.want == "" && err != nil:
@@ -169,11 +169,11 @@ func TestRunBrokenFiles(t *testing.T) {
 
 // BenchmarkNative/x86_64/<entry>+<exit>: host CPU ns per call of add with
 // tracing off, a function tracer, and a graph user (medians of b.N
-// interleaved rounds of 2,000 calls, in a child process).
+// rounds of 2,000 calls in each of 6 child processes).
 func BenchmarkNative(b *testing.B) {
 	for _, j := range native.RegistryJobs() {
 		b.Run(j.Arch+"/"+j.Name(), func(b *testing.B) {
-			st, err := native.Run(native.Config{Jobs: []native.Job{j}, MinRounds: b.N, MaxRounds: b.N, CPU: -1})
+			st, err := native.Run(native.Config{Jobs: []native.Job{j}, Rounds: b.N, MinGenerations: 6, MaxGenerations: 6, CPU: -1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,34 +13,49 @@ import (
 )
 
 // Config is a native timing run.
+//
+// The run is made of generations: each starts a fresh child process per
+// pairing (and one more for the A/A control), samples them in interleaved
+// rounds (every pairing, every mode, once per round; the children pinned
+// to one CPU), and ends them. Processes are the unit of the statistics:
+// the same code at the same addresses runs at one of a few speeds that
+// stay fixed for a process's lifetime (on the AMD EPYC this was developed
+// on, graph mode of one pairing ran 19.45 or 21.03 ns per call, whichever
+// the process drew), so samples of one process are not independent
+// evidence about the pairing. Each generation contributes its median per
+// pairing and mode, and per comparison the median of its per-round
+// differences; benchmath summarises those over the generations.
 type Config struct {
 	// Jobs are the pairings to time (each once; a repeated name is an
 	// error).
 	Jobs []Job
 	// Compare lists pairs of job names (Job.Name), [A, B]: the run reports
 	// B minus A per mode. A comparison of a pairing with itself is the A/A
-	// control: it is timed in a second child process of its own. When
-	// Compare is not empty and holds no A/A pair, the first A is
-	// controlled against itself.
+	// control: it is timed in a second child process of its own in every
+	// generation. When Compare is not empty and holds no A/A pair, the
+	// first A is controlled against itself.
 	Compare [][2]string
 	// Calls per sample (0: 2,000) after Warmup untimed calls (0: 500).
 	Calls, Warmup int
-	// Rounds: at least MinRounds (0: 20), at most MaxRounds (0: no limit);
-	// between them the run stops when every comparison's 95% interval
-	// (every row's when there are no comparisons) has a half-width of at
-	// most TargetNs (0: 1 ns), or when Budget (0: 20 s) is spent.
-	MinRounds, MaxRounds int
-	TargetNs             float64
-	Budget               time.Duration
+	// Rounds per generation (0: 40).
+	Rounds int
+	// Generations: at least MinGenerations (0: 6, the fewest for a 95%
+	// interval of a median), at most MaxGenerations (0: no limit); between
+	// them the run stops when every comparison's 95% interval (every row's
+	// when there are no comparisons) has a half-width of at most TargetNs
+	// (0: 1 ns), or when Budget (0: 20 s) is spent.
+	MinGenerations, MaxGenerations int
+	TargetNs                       float64
+	Budget                         time.Duration
 	// CPU the children are pinned to (-1: the highest this process may
 	// use).
 	CPU int
 }
 
 // Row is one pairing in one mode: the median ns per call of add(1, 2)
-// over the samples (each the mean over Calls calls) with its 95%
-// confidence interval (benchmath.AssumeNothing: distribution-free, on
-// order statistics).
+// over the generations (each the median of its process's samples, each
+// sample the mean over Calls calls) with its 95% confidence interval
+// (benchmath.AssumeNothing: distribution-free, on order statistics).
 type Row struct {
 	Entry      string   `json:"entry"`
 	Exit       string   `json:"exit"`
@@ -48,14 +63,20 @@ type Row struct {
 	Experiment bool     `json:"experiment,omitempty"`
 	MedianNs   float64  `json:"median_ns"`
 	CI95       Interval `json:"ci95"`
-	Samples    int      `json:"samples"`
+	// Samples is the number of timed samples, Processes the number of
+	// child processes (generations) they came from.
+	Samples   int `json:"samples"`
+	Processes int `json:"processes"`
 }
 
-// Comparison is B minus A in one mode: the median of the per-round
-// differences (both sampled in the same round, moments apart) with its
-// 95% interval, and the p value of benchmath's Mann-Whitney U test of the
-// two samples; Significant is p < 0.05. A equal to B is the A/A control
-// (two child processes of the same pairing): it must not be significant.
+// Comparison is B minus A in one mode: the median over the generations of
+// each generation's median per-round difference (A and B sampled in the
+// same round, moments apart) with its 95% interval, and the p value of
+// benchmath's Mann-Whitney U test of those per-generation differences
+// against as many zeros (a paired test: the load on the machine moves A
+// and B together and cancels); Significant is p < 0.05. A equal to B is the A/A control (two child
+// processes of the same pairing in every generation): it must not be
+// significant.
 type Comparison struct {
 	A           string   `json:"a"`
 	B           string   `json:"b"`
@@ -72,14 +93,15 @@ func (c Comparison) HalfWidth() float64 { return (c.CI95[1] - c.CI95[0]) / 2 }
 // RunInfo says how a run went.
 type RunInfo struct {
 	CPU            int     `json:"cpu"`
-	Rounds         int     `json:"rounds"`
+	Generations    int     `json:"generations"`
+	Rounds         int     `json:"rounds_per_generation"`
 	CallsPerSample int     `json:"calls_per_sample"`
 	Warmup         int     `json:"warmup_calls"`
 	Seconds        float64 `json:"seconds"`
 	TargetNs       float64 `json:"target_half_width_ns"`
 	// MaxHalfWidthNs is the widest comparison interval's half-width (the
 	// widest row's without comparisons) when the run stopped; null when
-	// too few rounds leave an interval infinite.
+	// too few generations leave an interval infinite.
 	MaxHalfWidthNs *float64 `json:"max_half_width_ns"`
 	ReachedTarget  bool     `json:"reached_target"`
 }
@@ -89,9 +111,9 @@ type Stats struct {
 	Rows    []Row        `json:"native"`
 	Compare []Comparison `json:"native_compare,omitempty"`
 	Info    RunInfo      `json:"native_run"`
-	// raw[i][m] are instance i's samples in mode Modes[m], in round order.
-	raw   [][][]float64
-	names []string
+	// raw[g][i][m] are generation g's samples of instance i in mode
+	// Modes[m], in round order.
+	raw [][][][]float64
 }
 
 // Row returns the row of a pairing and mode.
@@ -114,13 +136,13 @@ func (s *Stats) Comparison(a, b string, m Mode) (Comparison, bool) {
 	return Comparison{}, false
 }
 
-// Run times the pairings (package doc).
+// Run times the pairings (see Config).
 func Run(cfg Config) (*Stats, error) {
 	if len(cfg.Jobs) == 0 {
 		return nil, fmt.Errorf("native: no pairings to time")
 	}
-	calls, warmup := or(cfg.Calls, 2000), or(cfg.Warmup, 500)
-	minRounds, target := or(cfg.MinRounds, 20), cfg.TargetNs
+	calls, warmup, rounds := or(cfg.Calls, 2000), or(cfg.Warmup, 500), or(cfg.Rounds, 40)
+	minGen, target := or(cfg.MinGenerations, 6), cfg.TargetNs
 	if target <= 0 {
 		target = 1
 	}
@@ -165,7 +187,91 @@ func Run(cfg Config) (*Stats, error) {
 			return nil, err
 		}
 	}
-	kids, err := startChildren(jobs, cpu)
+	plans, err := makePlans(jobs)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{}
+	in := instances{index: index, control: controlInst}
+	start := time.Now()
+	for {
+		gen, err := runGeneration(jobs, plans, cpu, rounds, warmup, calls)
+		if err != nil {
+			return nil, err
+		}
+		st.raw = append(st.raw, gen)
+		g := len(st.raw)
+		if cfg.MaxGenerations > 0 && g >= cfg.MaxGenerations {
+			break
+		}
+		if g < minGen {
+			continue
+		}
+		if time.Since(start) >= budget || st.widest(compare, in, len(cfg.Jobs)) <= target {
+			break
+		}
+	}
+	st.Info = RunInfo{CPU: cpu, Generations: len(st.raw), Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
+	for i, j := range cfg.Jobs {
+		for m, mode := range Modes {
+			sum := summary(st.medians(i, m))
+			st.Rows = append(st.Rows, Row{Entry: j.Entry.name(), Exit: j.Exit.name(), Mode: mode, Experiment: j.Experiment(),
+				MedianNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Samples: rounds * len(st.raw), Processes: len(st.raw)})
+		}
+	}
+	for _, c := range compare {
+		for m, mode := range Modes {
+			st.Compare = append(st.Compare, st.compare(c, m, mode, in))
+		}
+	}
+	w := st.widest(compare, in, len(cfg.Jobs))
+	if !math.IsInf(w, 0) && !math.IsNaN(w) {
+		st.Info.MaxHalfWidthNs = &w
+	}
+	st.Info.ReachedTarget = w <= target
+	return st, nil
+}
+
+// instances maps a comparison's names to instances: the control's second
+// side is its own child.
+type instances struct {
+	index   map[string]int
+	control int
+}
+
+func (in instances) of(name string, second bool) int {
+	if second && in.control >= 0 {
+		return in.control
+	}
+	return in.index[name]
+}
+
+// makePlans builds every job's plan once (the control shares its
+// pairing's).
+func makePlans(jobs []Job) ([]*plan, error) {
+	plans := make([]*plan, len(jobs))
+	byName := map[string]*plan{}
+	for i, j := range jobs {
+		if p, ok := byName[j.Name()]; ok {
+			plans[i] = p
+			continue
+		}
+		if _, err := checkCanStart(j); err != nil {
+			return nil, err
+		}
+		p, err := makePlan(j)
+		if err != nil {
+			return nil, err
+		}
+		plans[i], byName[j.Name()] = p, p
+	}
+	return plans, nil
+}
+
+// runGeneration starts a child per job, samples them in interleaved
+// rounds and ends them; it returns [instance][mode][]samples.
+func runGeneration(jobs []Job, plans []*plan, cpu, rounds, warmup, calls int) ([][][]float64, error) {
+	kids, err := startChildren(jobs, plans, cpu)
 	if err != nil {
 		return nil, err
 	}
@@ -174,62 +280,22 @@ func Run(cfg Config) (*Stats, error) {
 			k.close()
 		}
 	}()
-	st := &Stats{raw: make([][][]float64, len(jobs))}
-	for i, j := range jobs {
-		st.raw[i] = make([][]float64, len(Modes))
-		st.names = append(st.names, j.Name())
+	gen := make([][][]float64, len(jobs))
+	for i := range gen {
+		gen[i] = make([][]float64, len(Modes))
 	}
-	inst := func(name string, second bool) int {
-		if second && controlInst >= 0 {
-			return controlInst
-		}
-		return index[name]
-	}
-	start := time.Now()
-	rounds := 0
-	for {
+	for range rounds {
 		for i, k := range kids {
 			for m, mode := range Modes {
 				v, err := k.sample(mode, warmup, calls)
 				if err != nil {
 					return nil, err
 				}
-				st.raw[i][m] = append(st.raw[i][m], v)
+				gen[i][m] = append(gen[i][m], v)
 			}
 		}
-		rounds++
-		if cfg.MaxRounds > 0 && rounds >= cfg.MaxRounds {
-			break
-		}
-		if rounds < minRounds {
-			continue
-		}
-		if time.Since(start) >= budget {
-			break
-		}
-		if rounds%10 == 0 && st.widest(compare, inst, len(cfg.Jobs)) <= target {
-			break
-		}
 	}
-	st.Info = RunInfo{CPU: cpu, Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
-	for i, j := range cfg.Jobs {
-		for m, mode := range Modes {
-			sum := summary(st.raw[i][m])
-			st.Rows = append(st.Rows, Row{Entry: j.Entry.name(), Exit: j.Exit.name(), Mode: mode, Experiment: j.Experiment(),
-				MedianNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Samples: len(st.raw[i][m])})
-		}
-	}
-	for _, c := range compare {
-		for m, mode := range Modes {
-			st.Compare = append(st.Compare, st.compare(c, m, mode, inst))
-		}
-	}
-	w := st.widest(compare, inst, len(cfg.Jobs))
-	if !math.IsInf(w, 0) && !math.IsNaN(w) {
-		st.Info.MaxHalfWidthNs = &w
-	}
-	st.Info.ReachedTarget = w <= target
-	return st, nil
+	return gen, nil
 }
 
 func or(v, def int) int {
@@ -239,8 +305,8 @@ func or(v, def int) int {
 	return v
 }
 
-// startChildren starts one child per job, building them two at a time.
-func startChildren(jobs []Job, cpu int) ([]*child, error) {
+// startChildren starts one child per job, two at a time.
+func startChildren(jobs []Job, plans []*plan, cpu int) ([]*child, error) {
 	kids := make([]*child, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
@@ -251,7 +317,7 @@ func startChildren(jobs []Job, cpu int) ([]*child, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			kids[i], errs[i] = startChild(j, cpu)
+			kids[i], errs[i] = startChild(j, plans[i], cpu)
 		}()
 	}
 	wg.Wait()
@@ -274,30 +340,46 @@ func summary(xs []float64) benchmath.Summary {
 	return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds), 0.95)
 }
 
-// compare computes one comparison: per-round differences B - A summarised
-// by benchmath, and its U test of the two samples.
-func (st *Stats) compare(c [2]string, m int, mode Mode, inst func(string, bool) int) Comparison {
-	a, b := st.raw[inst(c[0], false)][m], st.raw[inst(c[1], c[0] == c[1])][m]
-	n := min(len(a), len(b))
-	diff := make([]float64, n)
-	for r := range n {
-		diff[r] = b[r] - a[r]
+// medians is instance i's median in mode m per generation.
+func (st *Stats) medians(i, m int) []float64 {
+	out := make([]float64, len(st.raw))
+	for g, gen := range st.raw {
+		out[g] = summary(gen[i][m]).Center
 	}
-	sum := summary(diff)
-	sa := benchmath.NewSample(slices.Clone(a), &benchmath.DefaultThresholds)
-	sb := benchmath.NewSample(slices.Clone(b), &benchmath.DefaultThresholds)
-	cmp := benchmath.AssumeNothing.Compare(sa, sb)
+	return out
+}
+
+// compare computes one comparison: per generation the median of the
+// per-round differences B - A, summarised over the generations by
+// benchmath, and its U test against zero.
+func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison {
+	ia, ib := in.of(c[0], false), in.of(c[1], c[0] == c[1])
+	diffs := make([]float64, len(st.raw))
+	for g, gen := range st.raw {
+		a, b := gen[ia][m], gen[ib][m]
+		d := make([]float64, min(len(a), len(b)))
+		for r := range d {
+			d[r] = b[r] - a[r]
+		}
+		diffs[g] = summary(d).Center
+	}
+	sum := summary(diffs)
+	// Paired: the differences against as many zeros (what no effect
+	// looks like), so that the generations' common ups and downs cancel.
+	sd := benchmath.NewSample(slices.Clone(diffs), &benchmath.DefaultThresholds)
+	sz := benchmath.NewSample(make([]float64, len(diffs)), &benchmath.DefaultThresholds)
+	cmp := benchmath.AssumeNothing.Compare(sz, sd)
 	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: cmp.P < cmp.Alpha}
 }
 
 // widest is the largest half-width over the comparisons (over the first
 // rows rows without comparisons).
-func (st *Stats) widest(compare [][2]string, inst func(string, bool) int, rows int) float64 {
+func (st *Stats) widest(compare [][2]string, in instances, rows int) float64 {
 	w := 0.0
 	if len(compare) == 0 {
 		for i := range rows {
 			for m := range Modes {
-				s := summary(st.raw[i][m])
+				s := summary(st.medians(i, m))
 				w = math.Max(w, (s.Hi-s.Lo)/2)
 			}
 		}
@@ -305,7 +387,7 @@ func (st *Stats) widest(compare [][2]string, inst func(string, bool) int, rows i
 	}
 	for _, c := range compare {
 		for m, mode := range Modes {
-			w = math.Max(w, st.compare(c, m, mode, inst).HalfWidth())
+			w = math.Max(w, st.compare(c, m, mode, in).HalfWidth())
 		}
 	}
 	return w

@@ -64,12 +64,13 @@ var HeadlineEffects = []Effect{
 // ReportConfig is the report's run: every registry pairing plus
 // rth-legacy under ftrace_caller (its registry pairing has the v5.10
 // entry), compared as HeadlineEffects say, with the A/A control of the
-// base pairing, in about budget.
+// base pairing: at least 10 generations, then until every interval's
+// half-width is at most 0.25 ns or the budget is spent.
 func ReportConfig() Config {
 	jobs := RegistryJobs()
 	extra, _ := ParsePairing("ftrace_caller+rth-legacy")
 	jobs = append(jobs, extra)
-	cfg := Config{Jobs: jobs, CPU: -1, Compare: [][2]string{{BasePairing, BasePairing}}}
+	cfg := Config{Jobs: jobs, CPU: -1, Compare: [][2]string{{BasePairing, BasePairing}}, MinGenerations: 10, TargetNs: 0.25}
 	for _, e := range HeadlineEffects {
 		cfg.Compare = append(cfg.Compare, [2]string{e.A, e.B})
 	}
@@ -147,7 +148,7 @@ func signed(v float64, ci Interval) string {
 // WriteTable prints the rows as a Markdown table, one line per pairing.
 func WriteTable(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| entry | exit | off ns/call [95% CI] | function tracer ns/call [95% CI] | graph user ns/call [95% CI] | function cost | graph cost | samples |\n")
+	b.WriteString("| entry | exit | off ns/call [95% CI] | function tracer ns/call [95% CI] | graph user ns/call [95% CI] | function cost | graph cost | samples (processes) |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for i := 0; i+len(Modes) <= len(st.Rows); i += len(Modes) {
 		o, f, g := st.Rows[i], st.Rows[i+1], st.Rows[i+2]
@@ -155,8 +156,8 @@ func WriteTable(w io.Writer, st *Stats) error {
 		if o.Experiment {
 			exit += " (experiment)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | +%.2f | +%.2f | %d |\n", o.Entry, exit, ns(o.MedianNs, o.CI95), ns(f.MedianNs, f.CI95),
-			ns(g.MedianNs, g.CI95), f.MedianNs-o.MedianNs, g.MedianNs-o.MedianNs, o.Samples)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | +%.2f | +%.2f | %d (%d) |\n", o.Entry, exit, ns(o.MedianNs, o.CI95), ns(f.MedianNs, f.CI95),
+			ns(g.MedianNs, g.CI95), f.MedianNs-o.MedianNs, g.MedianNs-o.MedianNs, o.Samples, o.Processes)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -166,7 +167,7 @@ func WriteTable(w io.Writer, st *Stats) error {
 // is marked.
 func WriteCompare(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test) | verdict |\n")
+	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test, paired) | verdict |\n")
 	b.WriteString("|---|---|---|--:|--:|---|\n")
 	for _, c := range st.Compare {
 		verdict := "no significant difference"
@@ -214,8 +215,8 @@ func WriteInfo(w io.Writer, st *Stats) error {
 	if in.MaxHalfWidthNs != nil {
 		widest = fmt.Sprintf("±%.2f ns", *in.MaxHalfWidthNs)
 	}
-	_, err := fmt.Fprintf(w, "Timed in %d interleaved rounds (every pairing, every mode, once per round) in %.1f s, each sample %d calls after %d warm-up calls, every child pinned to CPU %d; medians and 95%% intervals by golang.org/x/perf/benchmath (distribution-free); widest interval %s (target ±%.2g ns: %s).\n",
-		in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, in.CPU, widest, in.TargetNs, reached)
+	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round), %.1f s in all; a sample is %d calls after %d warm-up calls. A process is the unit: each generation gives its median per pairing and mode (and per comparison its median per-round difference), and golang.org/x/perf/benchmath gives the median over the generations with its distribution-free 95%% interval; widest interval %s (target ±%.2g ns: %s).\n",
+		in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, widest, in.TargetNs, reached)
 	return err
 }
 
@@ -228,8 +229,10 @@ func WriteBench(w io.Writer, st *Stats) error {
 	for i := 0; i+len(Modes) <= len(st.Rows); i += len(Modes) {
 		r := st.Rows[i]
 		for m, mode := range Modes {
-			for _, v := range st.raw[i/len(Modes)][m] {
-				fmt.Fprintf(&b, "BenchmarkNative/entry=%s/exit=%s/mode=%s \t%d\t%.3f ns/op\n", benchName(r.Entry), benchName(r.Exit), mode, st.Info.CallsPerSample, v)
+			for _, gen := range st.raw {
+				for _, v := range gen[i/len(Modes)][m] {
+					fmt.Fprintf(&b, "BenchmarkNative/entry=%s/exit=%s/mode=%s \t%d\t%.3f ns/op\n", benchName(r.Entry), benchName(r.Exit), mode, st.Info.CallsPerSample, v)
+				}
 			}
 		}
 	}

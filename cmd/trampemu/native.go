@@ -24,8 +24,9 @@ func cmdNative(args []string, w io.Writer) error {
 	warmup := fs.Int("warmup", 500, "untimed calls before each sample")
 	budget := fs.Duration("budget", 20*time.Second, "time budget of the sampling rounds")
 	target := fs.Float64("target", 1, "stop when every interval's half-width (of the comparisons, else of the medians) is at most this many ns")
-	minRounds := fs.Int("min-rounds", 20, "rounds at least")
-	maxRounds := fs.Int("max-rounds", 0, "rounds at most (0: until the target or the budget)")
+	rounds := fs.Int("rounds", 40, "interleaved rounds per generation of child processes")
+	minGen := fs.Int("min-generations", 6, "generations (fresh child processes) at least; 6 is the fewest for a 95% interval")
+	maxGen := fs.Int("max-generations", 0, "generations at most (0: until the target or the budget)")
 	cpu := fs.Int("cpu", -1, "CPU to pin the children to (-1: the highest allowed)")
 	format := fs.String("format", "table", "table (Markdown) or bench (Go benchmark lines for benchstat)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -39,8 +40,8 @@ func cmdNative(args []string, w io.Writer) error {
 	if *format != "table" && *format != "bench" {
 		return usagef("--format %q: valid are table, bench", *format)
 	}
-	if *calls <= 0 || *warmup < 0 || *minRounds < 0 || *maxRounds < 0 || *target <= 0 {
-		return usagef("--calls and --target must be positive, --warmup, --min-rounds and --max-rounds not negative")
+	if *calls <= 0 || *rounds <= 0 || *warmup < 0 || *minGen < 0 || *maxGen < 0 || *target <= 0 {
+		return usagef("--calls, --rounds and --target must be positive, --warmup, --min-generations and --max-generations not negative")
 	}
 	if err := native.Supported(); err != nil {
 		return err
@@ -49,7 +50,7 @@ func cmdNative(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := native.Config{Calls: *calls, Warmup: *warmup, Budget: *budget, TargetNs: *target, MinRounds: *minRounds, MaxRounds: *maxRounds, CPU: *cpu}
+	cfg := native.Config{Calls: *calls, Warmup: *warmup, Budget: *budget, TargetNs: *target, Rounds: *rounds, MinGenerations: *minGen, MaxGenerations: *maxGen, CPU: *cpu}
 	seen := map[string]bool{}
 	add := func(j native.Job) {
 		if !seen[j.Name()] {

@@ -12,7 +12,7 @@ import (
 // s390x and bad names are usage errors naming the fix.
 func TestNativeCommand(t *testing.T) {
 	broken := "../../tests/testdata/broken/"
-	short := []string{"--calls", "300", "--warmup", "50", "--min-rounds", "5", "--max-rounds", "5"}
+	short := []string{"--calls", "300", "--warmup", "50", "--rounds", "1", "--min-generations", "2", "--max-generations", "2"}
 	runCases(t, []cliCase{
 		{append([]string{"native", "--variant", "rth-merged"}, short...), 0, "| ftrace_caller | rth-merged |", ""},
 		{append([]string{"native", "--file", broken + "x86_entry_ok.S", "--role", "entry", "--pair", "rth-full-fregs"}, short...), 0, "| rth-full-fregs |", ""},
@@ -31,7 +31,7 @@ func TestNativeCommand(t *testing.T) {
 
 func TestNativeJSON(t *testing.T) {
 	var out, errb bytes.Buffer
-	args := []string{"native", "--compare", "ftrace_regs_caller,ftrace_caller", "--calls", "300", "--min-rounds", "5", "--max-rounds", "5", "--json"}
+	args := []string{"native", "--compare", "ftrace_regs_caller,ftrace_caller", "--calls", "300", "--rounds", "1", "--min-generations", "6", "--max-generations", "6", "--json"}
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -53,7 +53,7 @@ func TestNativeJSON(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	if len(got.Native) != 6 || got.Native[0].Entry != "ftrace_regs_caller" || got.Native[0].Exit != "rth-fixed" || got.Native[0].Mode != "off" ||
-		got.Native[0].Median <= 0 || got.Native[0].Samples != 5 || got.Native[0].CI[0] > got.Native[0].Median {
+		got.Native[0].Median <= 0 || got.Native[0].Samples != 6 || got.Native[0].CI[0] > got.Native[0].Median {
 		t.Errorf("native rows %+v", got.Native)
 	}
 	if len(got.Compare) != 6 || got.Compare[0].A != got.Compare[0].B || got.Compare[0].P == nil ||
