@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -85,7 +86,20 @@ type Comparison struct {
 	CI95        Interval `json:"ci95"`
 	P           float64  `json:"p"`
 	Significant bool     `json:"significant"`
+	// Negligible: the whole interval lies within ±EquivalenceNs. With
+	// intervals this narrow a real but immaterial difference between two
+	// processes of the same code (a few picoseconds) can be significant;
+	// the A/A control fails only when its difference is significant and
+	// not negligible.
+	Negligible bool `json:"negligible"`
 }
+
+// EquivalenceNs is the margin below which a difference counts as none for
+// the A/A control: a twentieth of the default 1 ns target precision.
+const EquivalenceNs = 0.05
+
+// ControlFailed reports whether c, an A/A control, shows a difference.
+func (c Comparison) ControlFailed() bool { return c.A == c.B && c.Significant && !c.Negligible }
 
 // HalfWidth is half the interval's width.
 func (c Comparison) HalfWidth() float64 { return (c.CI95[1] - c.CI95[0]) / 2 }
@@ -195,9 +209,16 @@ func Run(cfg Config) (*Stats, error) {
 	in := instances{index: index, control: controlInst}
 	start := time.Now()
 	for {
-		gen, err := runGeneration(jobs, plans, cpu, rounds, warmup, calls)
+		gen, err := runGeneration(jobs, plans, len(st.raw), cpu, rounds, warmup, calls)
 		if err != nil {
 			return nil, err
+		}
+		// The control's two processes trade places at random, so that
+		// neither is systematically the first started or the one the
+		// other comparisons use.
+		if controlInst >= 0 && rand.N(2) == 1 {
+			a := index[control]
+			gen[a], gen[controlInst] = gen[controlInst], gen[a]
 		}
 		st.raw = append(st.raw, gen)
 		g := len(st.raw)
@@ -269,9 +290,11 @@ func makePlans(jobs []Job) ([]*plan, error) {
 }
 
 // runGeneration starts a child per job, samples them in interleaved
-// rounds and ends them; it returns [instance][mode][]samples.
-func runGeneration(jobs []Job, plans []*plan, cpu, rounds, warmup, calls int) ([][][]float64, error) {
-	kids, err := startChildren(jobs, plans, cpu)
+// rounds (the order shuffled by seed) and ends them; it returns
+// [instance][mode][]samples.
+func runGeneration(jobs []Job, plans []*plan, seed, cpu, rounds, warmup, calls int) ([][][]float64, error) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6e6174697665))
+	kids, err := startChildren(jobs, plans, rng.Perm(len(jobs)), cpu)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +307,12 @@ func runGeneration(jobs []Job, plans []*plan, cpu, rounds, warmup, calls int) ([
 	for i := range gen {
 		gen[i] = make([][]float64, len(Modes))
 	}
+	// Every round visits the children in a fresh random order, so that
+	// no pairing always follows the same neighbour (a child's sample is
+	// slightly faster or slower depending on what ran before it).
 	for range rounds {
-		for i, k := range kids {
+		for _, i := range rng.Perm(len(kids)) {
+			k := kids[i]
 			for m, mode := range Modes {
 				v, err := k.sample(mode, warmup, calls)
 				if err != nil {
@@ -305,17 +332,19 @@ func or(v, def int) int {
 	return v
 }
 
-// startChildren starts one child per job, two at a time.
-func startChildren(jobs []Job, plans []*plan, cpu int) ([]*child, error) {
+// startChildren starts one child per job, two at a time, in the given
+// order.
+func startChildren(jobs []Job, plans []*plan, order []int, cpu int) ([]*child, error) {
 	kids := make([]*child, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	for i, j := range jobs {
+	for _, i := range order {
+		j := jobs[i]
 		wg.Add(1)
+		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
 			defer func() { <-sem }()
 			kids[i], errs[i] = startChild(j, plans[i], cpu)
 		}()
@@ -369,7 +398,8 @@ func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison
 	sd := benchmath.NewSample(slices.Clone(diffs), &benchmath.DefaultThresholds)
 	sz := benchmath.NewSample(make([]float64, len(diffs)), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(sz, sd)
-	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: cmp.P < cmp.Alpha}
+	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: cmp.P < cmp.Alpha,
+		Negligible: sum.Lo >= -EquivalenceNs && sum.Hi <= EquivalenceNs}
 }
 
 // widest is the largest half-width over the comparisons (over the first

@@ -174,12 +174,13 @@ func WriteCompare(w io.Writer, st *Stats) error {
 		if c.Significant {
 			verdict = "different"
 		}
-		if c.A == c.B {
-			verdict += " (A/A control"
-			if c.Significant {
-				verdict += ": FAILED, the machine is too noisy"
-			}
-			verdict += ")"
+		switch {
+		case c.A == c.B && c.ControlFailed():
+			verdict += " (A/A control: FAILED, the machine is too noisy)"
+		case c.A == c.B && c.Significant:
+			verdict += fmt.Sprintf(" (A/A control: passes, the interval lies within ±%.2g ns)", EquivalenceNs)
+		case c.A == c.B:
+			verdict += " (A/A control: passes)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.3g | %s |\n", c.A, c.B, c.Mode, signed(c.DiffNs, c.CI95), c.P, verdict)
 	}
@@ -215,7 +216,7 @@ func WriteInfo(w io.Writer, st *Stats) error {
 	if in.MaxHalfWidthNs != nil {
 		widest = fmt.Sprintf("±%.2f ns", *in.MaxHalfWidthNs)
 	}
-	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round), %.1f s in all; a sample is %d calls after %d warm-up calls. A process is the unit: each generation gives its median per pairing and mode (and per comparison its median per-round difference), and golang.org/x/perf/benchmath gives the median over the generations with its distribution-free 95%% interval; widest interval %s (target ±%.2g ns: %s).\n",
+	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. A process is the unit: each generation gives its median per pairing and mode (and per comparison its median per-round difference), and golang.org/x/perf/benchmath gives the median over the generations with its distribution-free 95%% interval; widest interval %s (target ±%.2g ns: %s).\n",
 		in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, widest, in.TargetNs, reached)
 	return err
 }
