@@ -93,6 +93,7 @@ type HeadlineRow struct {
 	CI95        Interval `json:"ci95"`
 	P           float64  `json:"p"`
 	Significant bool     `json:"significant"`
+	Negligible  bool     `json:"negligible"`
 	// GraphCostNs is A's graph cost (median graph minus median off);
 	// Percent is DiffNs as a share of it.
 	GraphCostNs float64 `json:"graph_cost_ns"`
@@ -113,7 +114,7 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 		if !ok {
 			continue
 		}
-		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, P: c.P, Significant: c.Significant}
+		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, P: c.P, Significant: c.Significant, Negligible: c.Negligible}
 		g, ok1 := st.Row(e.A, Graph)
 		o, ok2 := st.Row(e.A, Off)
 		if ok1 && ok2 && g.MedianNs > o.MedianNs {
@@ -196,8 +197,11 @@ func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
 		if h.Instructions != nil {
 			fmt.Fprintf(&b, "; exactly %+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
 		}
-		if !h.Significant {
+		switch {
+		case !h.Significant:
 			fmt.Fprintf(&b, " (not significant, p = %.2g)", h.P)
+		case h.Negligible:
+			fmt.Fprintf(&b, " (negligible: the interval lies within ±%.2g ns)", EquivalenceNs)
 		}
 		b.WriteString("\n")
 	}
