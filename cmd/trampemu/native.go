@@ -143,6 +143,11 @@ func nativeSection(rep *fullReport, as []*regs.Arch, budget time.Duration) error
 	}
 	cfg := native.ReportConfig()
 	cfg.Budget = budget
+	return nativeSectionWith(rep, cfg, native.HeadlineEffects)
+}
+
+// nativeSectionWith runs cfg and states effects.
+func nativeSectionWith(rep *fullReport, cfg native.Config, effects []native.Effect) error {
 	st, err := native.Run(cfg)
 	if err != nil {
 		return err
@@ -155,7 +160,7 @@ func nativeSection(rep *fullReport, as []*regs.Arch, budget time.Duration) error
 	}
 	rep.nativeStats = st
 	rep.Native, rep.NativeCompare, rep.NativeRun = st.Rows, st.Compare, &st.Info
-	rep.NativeHeadline = native.Headline(st, native.HeadlineEffects, cost)
+	rep.NativeHeadline = native.Headline(st, effects, cost)
 	return nil
 }
 

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"trampemu/check"
+	"trampemu/native"
+	"trampemu/report"
 )
 
 // TestNativeCommand: x86-64 pairings time on the host (a variant, a user
@@ -59,5 +63,45 @@ func TestNativeJSON(t *testing.T) {
 	if len(got.Compare) != 6 || got.Compare[0].A != got.Compare[0].B || got.Compare[0].P == nil ||
 		!strings.HasPrefix(got.Compare[3].B, "ftrace_caller+") {
 		t.Errorf("comparisons %+v", got.Compare)
+	}
+}
+
+// The report's native section: the headline with the exact emulated
+// difference, the table, the comparisons with the A/A control, in
+// Markdown and in report.json.
+func TestNativeReportSection(t *testing.T) {
+	full := "ftrace_caller+rth-full-fregs"
+	var jobs []native.Job
+	for _, n := range []string{native.BasePairing, full} {
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	rep := fullReport{Variants: []check.Summary{
+		{Arch: "x86_64", Role: "exit", Variant: "rth-merged", Metrics: check.Metrics{Instructions: 13, Stores: 6, StoreBytes: 48}},
+		{Arch: "x86_64", Role: "exit", Variant: "rth-full-fregs", Metrics: check.Metrics{Instructions: 20, Stores: 12, StoreBytes: 96}},
+	}}
+	cfg := native.Config{Jobs: jobs, Compare: [][2]string{{native.BasePairing, full}}, Calls: 300, Rounds: 2, MinGenerations: 6, MaxGenerations: 6, CPU: -1}
+	if err := nativeSectionWith(&rep, cfg, []native.Effect{{Label: "full", A: native.BasePairing, B: full}}); err != nil {
+		t.Fatal(err)
+	}
+	var md, js bytes.Buffer
+	if err := writeNativeSection(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Headline", "- full: **", "exactly +7 instructions, +6 stores, +48 bytes stored", "| ftrace_caller | rth-full-fregs |", "(A/A control"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{`"native": [`, `"native_compare": [`, `"native_headline": [`, `"ci95": [`, `"native_run": {`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON lacks %q", want)
+		}
 	}
 }
