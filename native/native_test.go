@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"trampemu/native"
 	"trampemu/trampolines"
 )
@@ -105,6 +107,23 @@ func TestCompare(t *testing.T) {
 	var b bytes.Buffer
 	if err := native.WriteBench(&b, st); err != nil {
 		t.Fatal(err)
+	}
+	// benchstat's reader (golang.org/x/perf/benchfmt) takes every line.
+	rd := benchfmt.NewReader(strings.NewReader(b.String()), "bench.txt")
+	results := 0
+	for rd.Scan() {
+		switch r := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", r)
+		case *benchfmt.Result:
+			if v, ok := r.Value("sec/op"); !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
+				t.Errorf("benchfmt result %s: %d iterations, %v s/op", r.Name, r.Iters, v)
+			}
+			results++
+		}
+	}
+	if results != 2*3*60 {
+		t.Errorf("benchfmt read %d results, want %d", results, 2*3*60)
 	}
 	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 60 {
 		t.Errorf("%d bench lines of the base pairing in graph mode, want 60 (6 generations of 10 rounds):\n%s", n, b.String()[:min(b.Len(), 400)])
