@@ -70,7 +70,7 @@ func startChild(j Job, p *plan, cpu int) (*child, error) {
 		return nil, err
 	}
 	c := &child{job: j, cmd: exec.Command(self)}
-	c.cmd.Env = append(os.Environ(), childEnv+"="+string(task))
+	c.cmd.Env = childEnviron(childEnv + "=" + string(task))
 	c.cmd.Stderr = &c.errb
 	if c.in, err = c.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -127,6 +127,23 @@ func (c *child) failed(what string, err error) error {
 		werr = err
 	}
 	return fmt.Errorf("native run of %s failed (%s: %v): %s", c.job.Name(), what, werr, why)
+}
+
+// childEnviron is this process's environment plus extra for a child; in a
+// race-detector build the child would sleep a second on exit
+// (GORACE atexit_sleep_ms defaults to 1000), once per child and
+// generation, so that is turned off.
+func childEnviron(extra ...string) []string {
+	env := os.Environ()
+	race := "atexit_sleep_ms=0"
+	for i, e := range env {
+		if v, ok := strings.CutPrefix(e, "GORACE="); ok {
+			race = v + " " + race
+			env = append(env[:i:i], env[i+1:]...)
+			break
+		}
+	}
+	return append(append(env, "GORACE="+race), extra...)
 }
 
 // close ends the child.

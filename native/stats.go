@@ -298,11 +298,7 @@ func runGeneration(jobs []Job, plans []*plan, seed, cpu, rounds, warmup, calls i
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, k := range kids {
-			k.close()
-		}
-	}()
+	defer closeAll(kids)
 	gen := make([][][]float64, len(jobs))
 	for i := range gen {
 		gen[i] = make([][]float64, len(Modes))
@@ -352,15 +348,26 @@ func startChildren(jobs []Job, plans []*plan, order []int, cpu int) ([]*child, e
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			for _, k := range kids {
-				if k != nil {
-					k.close()
-				}
-			}
+			closeAll(kids)
 			return nil, errs[i]
 		}
 	}
 	return kids, nil
+}
+
+// closeAll ends the children (nil ones skipped) in parallel.
+func closeAll(kids []*child) {
+	var wg sync.WaitGroup
+	for _, k := range kids {
+		if k != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				k.close()
+			}()
+		}
+	}
+	wg.Wait()
 }
 
 // summary is benchmath's median with its 95% interval (NewSample sorts,

@@ -69,7 +69,7 @@ func ValgrindPairing(j Job, calls int) (ValgrindCount, error) {
 	// Go's asynchronous preemption signals trip callgrind's signal
 	// bookkeeping (valgrind 3.19: "Assertion 'sigNum ==
 	// vgCallgrind_current_state.sig' failed"); the count does not need them.
-	cmd.Env = append(os.Environ(), childEnv+"="+string(task), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
+	cmd.Env = childEnviron(childEnv+"="+string(task), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = &plan, &stdout, &stderr
 	timer := time.AfterFunc(valgrindTimeout, func() {
