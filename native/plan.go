@@ -3,6 +3,7 @@ package native
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -20,9 +21,10 @@ type plan struct {
 	Sections []planSection            `json:"sections"`
 	Patches  map[Mode][]harness.Patch `json:"patches"`
 	// Loop is native_loop, Fn the workload add; Result, Returns,
-	// ShadowTop, Shadow and GraphOps the runtime's words the checks read
+	// ShadowTop, Shadow and GraphOps the runtime's words the checks read;
+	// Callgrind is native_callgrind, a valgrind client request
 	// (trampolines/native/x86_64.S).
-	Loop, Fn, Result, Returns, ShadowTop, Shadow, GraphOps uint64
+	Loop, Fn, Result, Returns, ShadowTop, Shadow, GraphOps, Callgrind uint64
 	// GraphViaOps: the graph user starts through the ops list
 	// (native_graph_ops set) rather than a patched ftrace_graph_caller.
 	GraphViaOps bool `json:"graph_via_ops"`
@@ -62,6 +64,7 @@ func makePlan(j Job) (*plan, error) {
 	sym(&p.ShadowTop, "native_shadow_top")
 	sym(&p.Shadow, "native_shadow")
 	sym(&p.GraphOps, "native_graph_ops")
+	sym(&p.Callgrind, "native_callgrind")
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("native image of %s lacks %v", j.Name(), missing)
 	}
@@ -94,13 +97,16 @@ func sendPlan(w io.Writer, p *plan) error {
 	return err
 }
 
+// errNoPlan: stdin ended before a plan line.
+var errNoPlan = errors.New("no plan on stdin")
+
 // readPlan reads the plan line.
 func readPlan(sc *bufio.Scanner) (*plan, error) {
 	if !sc.Scan() {
 		if sc.Err() != nil {
 			return nil, sc.Err()
 		}
-		return nil, fmt.Errorf("no plan on stdin")
+		return nil, errNoPlan
 	}
 	var p plan
 	if err := json.Unmarshal(sc.Bytes(), &p); err != nil {

@@ -107,6 +107,12 @@ func newRunner(p *plan, underValgrind bool) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadRunner(mem, p)
+}
+
+// loadRunner loads the planned pairing into mapped memory (over whatever
+// an earlier pairing left there), tracing off.
+func loadRunner(mem *hostMem, p *plan) (*runner, error) {
 	for _, sec := range p.Sections {
 		dst, err := mem.span(sec.Addr, len(sec.Data))
 		if err != nil {
@@ -260,24 +266,53 @@ func serveHere(t childTask, in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-// countHere (the child under valgrind) runs t.Count calls with a graph
-// user, so both trampolines run once per call, and says "done".
+// Callgrind client requests (valgrind's callgrind.h: VG_USERREQ_TOOL_BASE
+// ('C','T') and the enum after it).
+const (
+	callgrindDumpStats          = 0x43540000
+	callgrindStartInstrumenting = 0x43540004
+)
+
+// countHere (the child under callgrind, started with --instr-atstart=no)
+// reads plans until EOF and runs each pairing for t.Count calls with a
+// graph user, so both trampolines run once per call. It asks callgrind to
+// start instrumenting once the first pairing is loaded (the Go runtime's
+// start and the plan decoding run uninstrumented, much faster) and to dump
+// its counts after each pairing, so profile part i+1 holds pairing i. It
+// says "done" at the end.
 func countHere(t childTask, in io.Reader, out io.Writer) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	p, err := readPlan(sc)
+	var plans []*plan
+	for {
+		p, err := readPlan(sc)
+		if err == errNoPlan && len(plans) > 0 {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		plans = append(plans, p)
+	}
+	mem, err := mapRegions(Arch.Memory, true)
 	if err != nil {
 		return err
 	}
-	r, err := newRunner(p, true)
-	if err != nil {
-		return err
-	}
-	if err := r.setMode(Graph); err != nil {
-		return err
-	}
-	if err := r.call(t.Count); err != nil {
-		return err
+	for i, p := range plans {
+		r, err := loadRunner(mem, p)
+		if err != nil {
+			return err
+		}
+		if err := r.setMode(Graph); err != nil {
+			return err
+		}
+		if i == 0 {
+			callNative(uintptr(p.Callgrind), r.stack, callgrindStartInstrumenting, 0)
+		}
+		if err := r.call(t.Count); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		callNative(uintptr(p.Callgrind), r.stack, callgrindDumpStats, 0)
 	}
 	_, err = fmt.Fprintln(out, "done")
 	return err

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"trampemu/harness"
@@ -31,47 +30,64 @@ type ValgrindCount struct {
 // valgrindTimeout bounds one valgrind run.
 const valgrindTimeout = 2 * time.Minute
 
-// ValgrindPairing runs the job's pairing natively under callgrind for
-// calls traced calls (this executable as the child, which must call
-// RunChildIfAsked) and counts the trampolines' instructions.
+// ValgrindPairing counts one pairing (ValgrindJobs).
 func ValgrindPairing(j Job, calls int) (ValgrindCount, error) {
-	if calls <= 0 {
-		return ValgrindCount{}, fmt.Errorf("native: valgrind count needs calls > 0")
-	}
-	self, err := checkCanStart(j)
+	cs, err := ValgrindJobs([]Job{j}, calls)
 	if err != nil {
 		return ValgrindCount{}, err
+	}
+	return cs[0], nil
+}
+
+// ValgrindJobs runs the pairings natively under callgrind, one after the
+// other in one child process (this executable, which must call
+// RunChildIfAsked), calls traced calls each, and counts the trampolines'
+// instructions: the child asks callgrind to dump a profile part after each
+// pairing (a client request, native_callgrind), and the part's Ir at the
+// entry and exit trampolines' addresses, divided by calls, is the count.
+func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
+	if calls <= 0 || len(jobs) == 0 {
+		return nil, fmt.Errorf("native: valgrind count needs pairings and calls > 0")
+	}
+	var self string
+	var plans bytes.Buffer
+	var ps []*plan
+	for _, j := range jobs {
+		var err error
+		if self, err = checkCanStart(j); err != nil {
+			return nil, err
+		}
+		p, err := makePlan(j)
+		if err != nil {
+			return nil, err
+		}
+		if err := sendPlan(&plans, p); err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
 	}
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
-		return ValgrindCount{}, fmt.Errorf("valgrind is not installed: run scripts/deps.sh (apt-get install valgrind)")
+		return nil, fmt.Errorf("valgrind is not installed: run scripts/deps.sh (apt-get install valgrind)")
 	}
 	dir, err := os.MkdirTemp("", "trampemu-callgrind")
 	if err != nil {
-		return ValgrindCount{}, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	p, err := makePlan(j)
+	task, err := json.Marshal(childTask{Count: calls})
 	if err != nil {
-		return ValgrindCount{}, err
-	}
-	var plan bytes.Buffer
-	if err := sendPlan(&plan, p); err != nil {
-		return ValgrindCount{}, err
-	}
-	task, err := json.Marshal(childTask{Job: j, Count: calls})
-	if err != nil {
-		return ValgrindCount{}, err
+		return nil, err
 	}
 	out := filepath.Join(dir, "callgrind.out")
 	cmd := exec.Command(vg, "--tool=callgrind", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
-		"--callgrind-out-file="+out, self)
+		"--instr-atstart=no", "--callgrind-out-file="+out, self)
 	// Go's asynchronous preemption signals trip callgrind's signal
 	// bookkeeping (valgrind 3.19: "Assertion 'sigNum ==
 	// vgCallgrind_current_state.sig' failed"); the count does not need them.
 	cmd.Env = childEnviron(childEnv+"="+string(task), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
 	var stdout, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = &plan, &stdout, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = &plans, &stdout, &stderr
 	timer := time.AfterFunc(valgrindTimeout, func() {
 		if cmd.Process != nil {
 			cmd.Process.Kill()
@@ -80,30 +96,43 @@ func ValgrindPairing(j Job, calls int) (ValgrindCount, error) {
 	err = cmd.Run()
 	timer.Stop()
 	if err != nil {
-		return ValgrindCount{}, fmt.Errorf("valgrind run of %s failed (%v): %s", j.Name(), err, crashLines(stderr.String()))
+		return nil, fmt.Errorf("valgrind run of %d pairings failed (%v): %s", len(jobs), err, crashLines(stderr.String()))
 	}
 	if strings.TrimSpace(stdout.String()) != "done" {
-		return ValgrindCount{}, fmt.Errorf("valgrind run of %s did not finish its calls: %s", j.Name(), crashLines(stdout.String()+stderr.String()))
+		return nil, fmt.Errorf("valgrind run did not finish its calls: %s", crashLines(stdout.String()+stderr.String()))
 	}
-	f, err := os.Open(out)
+	var counts []ValgrindCount
+	for i, j := range jobs {
+		// Part i+1 holds the costs since part i: pairing i's run.
+		costs, err := readCallgrind(fmt.Sprintf("%s.%d", out, i+1))
+		if err != nil {
+			return nil, fmt.Errorf("valgrind count of %s: %w", j.Name(), err)
+		}
+		sum := func(r [2]uint64) float64 {
+			var n uint64
+			for addr, c := range costs {
+				if addr >= r[0] && addr < r[1] {
+					n += c
+				}
+			}
+			return float64(n) / float64(calls)
+		}
+		counts = append(counts, ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryInsns: sum(ps[i].EntryUnit), ExitInsns: sum(ps[i].ExitUnit), Calls: calls})
+	}
+	return counts, nil
+}
+
+func readCallgrind(path string) (map[uint64]uint64, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return ValgrindCount{}, fmt.Errorf("valgrind run of %s: %w", j.Name(), err)
+		return nil, err
 	}
 	defer f.Close()
 	costs, err := ParseCallgrind(f)
 	if err != nil {
-		return ValgrindCount{}, fmt.Errorf("valgrind run of %s: %s: %w", j.Name(), out, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	sum := func(r [2]uint64) float64 {
-		var n uint64
-		for addr, c := range costs {
-			if addr >= r[0] && addr < r[1] {
-				n += c
-			}
-		}
-		return float64(n) / float64(calls)
-	}
-	return ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryInsns: sum(p.EntryUnit), ExitInsns: sum(p.ExitUnit), Calls: calls}, nil
+	return costs, nil
 }
 
 // ValgrindCounts counts every x86-64 registry variant in its intended
@@ -113,26 +142,12 @@ func ValgrindPairing(j Job, calls int) (ValgrindCount, error) {
 // counted independently on the host CPU. The report's exactness table
 // reads it.
 func ValgrindCounts(calls int) (map[string]float64, error) {
-	jobs := RegistryJobs()
-	counts := make([]ValgrindCount, len(jobs))
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2) // valgrind runs at a time
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			counts[i], errs[i] = ValgrindPairing(j, calls)
-		}()
+	counts, err := ValgrindJobs(RegistryJobs(), calls)
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
 	out := map[string]float64{}
-	for i, c := range counts {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	for _, c := range counts {
 		if v, err := harness.FindVariant(Arch, trampolines.Entry, c.Entry); err == nil && v.Pair == c.Exit {
 			out[c.Entry] = c.EntryInsns
 		}
