@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 
@@ -120,6 +121,9 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 		if ok1 && ok2 && g.MedianNs > o.MedianNs {
 			h.GraphCostNs = g.MedianNs - o.MedianNs
 			h.Percent = 100 * c.DiffNs / h.GraphCostNs
+			if math.Abs(h.Percent) < 0.5 {
+				h.Percent = 0 // printed "0%", not "-0%"
+			}
 		}
 		ca, oka := cost[exitOf(e.A)]
 		cb, okb := cost[exitOf(e.B)]
