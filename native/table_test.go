@@ -55,7 +55,7 @@ func TestHeadline(t *testing.T) {
 	if err := native.WriteHeadline(&b, hs); err != nil {
 		t.Fatal(err)
 	}
-	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored\n"
+	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
