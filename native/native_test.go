@@ -202,3 +202,31 @@ func BenchmarkNative(b *testing.B) {
 		})
 	}
 }
+
+// Two A/A controls each get their own second process of their own
+// pairing: rth-merged-jmp is 6 ns faster than rth-merged in graph mode, so
+// a control that compared with the other pairing's process would show it.
+func TestTwoControls(t *testing.T) {
+	var jobs []native.Job
+	for _, n := range []string{native.BasePairing, "ftrace_caller+rth-merged-jmp"} {
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	cfg := quick(jobs, [2]string{jobs[0].Name(), jobs[0].Name()}, [2]string{jobs[1].Name(), jobs[1].Name()})
+	cfg.Rounds = 20
+	st, err := native.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Compare) != 6 {
+		t.Fatalf("%d comparisons, want 2 controls in 3 modes", len(st.Compare))
+	}
+	for _, c := range st.Compare {
+		if c.A != c.B || c.DiffNs < -1 || c.DiffNs > 1 {
+			t.Errorf("control %s/%s %s: %+.2f ns", c.A, c.B, c.Mode, c.DiffNs)
+		}
+	}
+}

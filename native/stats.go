@@ -31,10 +31,10 @@ type Config struct {
 	// error).
 	Jobs []Job
 	// Compare lists pairs of job names (Job.Name), [A, B]: the run reports
-	// B minus A per mode. A comparison of a pairing with itself is the A/A
-	// control: it is timed in a second child process of its own in every
-	// generation. When Compare is not empty and holds no A/A pair, the
-	// first A is controlled against itself.
+	// B minus A per mode. A comparison of a pairing with itself is an A/A
+	// control: the pairing is timed in a second child process of its own
+	// in every generation. When Compare is not empty and holds no A/A
+	// pair, the first A is controlled against itself.
 	Compare [][2]string
 	// Calls per sample (0: 2,000) after Warmup untimed calls (0: 500).
 	Calls, Warmup int
@@ -174,24 +174,22 @@ func Run(cfg Config) (*Stats, error) {
 		index[j.Name()] = i
 	}
 	compare := slices.Clone(cfg.Compare)
-	control := ""
+	controls := map[string]int{} // A/A pairing -> its second instance
 	for _, c := range compare {
 		for _, n := range c {
 			if _, ok := index[n]; !ok {
 				return nil, fmt.Errorf("native: comparison %s,%s names %s, which is not among the pairings timed", c[0], c[1], n)
 			}
 		}
-		if c[0] == c[1] {
-			control = c[0]
+		if _, ok := controls[c[0]]; c[0] == c[1] && !ok {
+			controls[c[0]] = len(jobs)
+			jobs = append(jobs, jobs[index[c[0]]])
 		}
 	}
-	if len(compare) > 0 && control == "" {
-		control = compare[0][0]
+	if len(compare) > 0 && len(controls) == 0 {
+		control := compare[0][0]
 		compare = append([][2]string{{control, control}}, compare...)
-	}
-	controlInst := -1
-	if control != "" {
-		controlInst = len(jobs)
+		controls[control] = len(jobs)
 		jobs = append(jobs, jobs[index[control]])
 	}
 	cpu := cfg.CPU
@@ -206,19 +204,21 @@ func Run(cfg Config) (*Stats, error) {
 		return nil, err
 	}
 	st := &Stats{}
-	in := instances{index: index, control: controlInst}
+	in := instances{index: index, controls: controls}
 	start := time.Now()
 	for {
 		gen, err := runGeneration(jobs, plans, len(st.raw), cpu, rounds, warmup, calls)
 		if err != nil {
 			return nil, err
 		}
-		// The control's two processes trade places at random, so that
+		// A control's two processes trade places at random, so that
 		// neither is systematically the first started or the one the
 		// other comparisons use.
-		if controlInst >= 0 && rand.N(2) == 1 {
-			a := index[control]
-			gen[a], gen[controlInst] = gen[controlInst], gen[a]
+		for name, second := range controls {
+			if rand.N(2) == 1 {
+				a := index[name]
+				gen[a], gen[second] = gen[second], gen[a]
+			}
 		}
 		st.raw = append(st.raw, gen)
 		g := len(st.raw)
@@ -253,16 +253,16 @@ func Run(cfg Config) (*Stats, error) {
 	return st, nil
 }
 
-// instances maps a comparison's names to instances: the control's second
-// side is its own child.
+// instances maps a comparison's names to instances: an A/A control's
+// second side is its own child.
 type instances struct {
-	index   map[string]int
-	control int
+	index    map[string]int
+	controls map[string]int
 }
 
 func (in instances) of(name string, second bool) int {
-	if second && in.control >= 0 {
-		return in.control
+	if i, ok := in.controls[name]; second && ok {
+		return i
 	}
 	return in.index[name]
 }
