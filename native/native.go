@@ -1,23 +1,8 @@
-// Package native times x86-64 trampolines on the host CPU: the pairing is
-// linked with the workloads and a native runtime (trampolines/native) at
-// low user-space addresses, mapped into a child process, patched as the
-// kernel patches it, and called in a loop with tracing off, with a function
-// tracer only, and with a graph user. The kernel functions are minimal
-// stand-ins in assembly (see trampolines/native/x86_64.S), the same for
-// every variant, so the differences between variants are the trampolines'
-// own. The child process keeps a trampoline that faults from taking the
-// caller down.
 package native
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io/fs"
-	"os"
-	"os/exec"
 	"strings"
-	"time"
 
 	"trampemu/asm"
 	"trampemu/harness"
@@ -51,30 +36,30 @@ type Spec struct {
 	Flags harness.FileFlags `json:"flags,omitempty"`
 }
 
-// Job is one native measurement.
+// Job is one pairing to time.
 type Job struct {
 	// Arch must be x86_64 ("" means it): only x86-64 code runs on the host.
 	Arch        string
 	Entry, Exit Spec
-	// Calls per timed loop (0: 200,000); each mode takes the fastest of
-	// Repeats loops (0: 5).
-	Calls, Repeats int
 }
 
-// Result is the host CPU's time per call of the add workload, in
-// nanoseconds: with its call site a NOP (Off), calling the entry
-// trampoline with a function tracer (Function), and with a graph user too,
-// so that the exit trampoline runs on return (Graph). FunctionCost and
-// GraphCost are the differences to Off: what tracing adds per call.
-type Result struct {
-	Entry, Exit  string
-	Off          float64 `json:"off_ns"`
-	Function     float64 `json:"function_ns"`
-	Graph        float64 `json:"graph_ns"`
-	FunctionCost float64 `json:"function_cost_ns"`
-	GraphCost    float64 `json:"graph_cost_ns"`
-	Calls        int     `json:"calls"`
-}
+// Mode is how tracing is set up while add(1, 2) is called in a loop.
+type Mode string
+
+// Modes, in the order each round samples them.
+const (
+	// Off: the call site is the NOP the compiler left (ftrace off).
+	Off Mode = "off"
+	// Function: the call site calls the entry trampoline, which calls the
+	// ops callback (a function tracer).
+	Function Mode = "function"
+	// Graph: a graph user too, so the return address is swapped and the
+	// exit trampoline runs on every return.
+	Graph Mode = "graph"
+)
+
+// Modes lists the modes in sampling order.
+var Modes = []Mode{Off, Function, Graph}
 
 // Tramp resolves a spec to a trampoline of the native arch.
 func (s Spec) Tramp(role trampolines.Role) (harness.Tramp, error) {
@@ -114,7 +99,7 @@ func (j Job) Build() (harness.Setup, *asm.Image, error) {
 		return harness.Setup{}, nil, err
 	}
 	s := harness.Setup{Arch: Arch, Entry: entry, Exit: exit}
-	rt, err := fs.ReadFile(trampolines.Files, "native/x86_64.S")
+	rt, err := trampolines.Files.ReadFile("native/x86_64.S")
 	if err != nil {
 		return s, nil, err
 	}
@@ -122,63 +107,54 @@ func (j Job) Build() (harness.Setup, *asm.Image, error) {
 	return s, im, err
 }
 
-// childEnv carries the job to the child process.
-const childEnv = "TRAMPEMU_NATIVE_JOB"
-
-// Measure runs the job in a child process (this executable, which must
-// call RunChildIfAsked first thing in main or TestMain) and returns its
-// result; a trampoline that crashes the child is an error with the child's
-// last words.
-func Measure(j Job) (Result, error) {
-	if j.Arch != "" && j.Arch != Arch.Name {
-		return Result{}, fmt.Errorf("native timing runs x86-64 code on the host; %s is timed in the emulator only (trampemu check, BenchmarkTracedCall)", j.Arch)
-	}
-	if err := Supported(); err != nil {
-		return Result{}, err
-	}
-	if os.Getenv(childEnv) != "" {
-		// A child that did not run its job: the executable lacks the call
-		// to RunChildIfAsked; starting another child would recurse.
-		return Result{}, fmt.Errorf("native: this executable does not call native.RunChildIfAsked first thing in main (or TestMain)")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return Result{}, fmt.Errorf("native: finding this executable to run the child: %w", err)
-	}
-	job, err := json.Marshal(j)
-	if err != nil {
-		return Result{}, err
-	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), childEnv+"="+string(job))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	timer := time.AfterFunc(60*time.Second, func() {
-		if cmd.Process != nil {
-			cmd.Process.Kill()
-		}
-	})
-	err = cmd.Run()
-	timer.Stop()
-	if err != nil {
-		why := crashLines(errb.String())
-		if !strings.HasPrefix(why, "native child:") {
-			why = "the trampolines crashed the child process (a fault, or control lost); 'trampemu check' and 'trampemu trace' show where in the emulator: " + why
-		}
-		return Result{}, fmt.Errorf("native run of %s + %s failed (%v): %s", j.Entry.name(), j.Exit.name(), err, why)
-	}
-	var r Result
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return Result{}, fmt.Errorf("native run of %s + %s printed no result (%v): %s", j.Entry.name(), j.Exit.name(), err, crashLines(out.String()+errb.String()))
-	}
-	return r, nil
-}
+// Name is the pairing's name, "entry+exit" (a file by its path).
+func (j Job) Name() string { return j.Entry.name() + "+" + j.Exit.name() }
 
 func (s Spec) name() string {
 	if s.File != "" {
 		return s.File
 	}
 	return s.Variant
+}
+
+// Experiment reports whether either side of the pairing is a registry
+// experiment (trampolines.Variant.Experiment).
+func (j Job) Experiment() bool {
+	for _, s := range []struct {
+		spec Spec
+		role trampolines.Role
+	}{{j.Entry, trampolines.Entry}, {j.Exit, trampolines.Exit}} {
+		if s.spec.File != "" {
+			continue
+		}
+		if v, err := harness.FindVariant(Arch, s.role, s.spec.Variant); err == nil && v.Experiment {
+			return true
+		}
+	}
+	return false
+}
+
+// ParsePairing resolves "ENTRY+EXIT", or one variant name (its intended
+// pairing), to a job.
+func ParsePairing(s string) (Job, error) {
+	if e, x, ok := strings.Cut(s, "+"); ok {
+		j := Job{Arch: Arch.Name, Entry: Spec{Variant: e}, Exit: Spec{Variant: x}}
+		if _, err := harness.FindVariant(Arch, trampolines.Entry, e); err != nil {
+			return j, fmt.Errorf("pairing %q: %w", s, err)
+		}
+		if _, err := harness.FindVariant(Arch, trampolines.Exit, x); err != nil {
+			return j, fmt.Errorf("pairing %q: %w", s, err)
+		}
+		return j, nil
+	}
+	v, err := harness.FindVariant(Arch, "", s)
+	if err != nil {
+		return Job{}, fmt.Errorf("pairing %q (a variant name, or ENTRY+EXIT): %w", s, err)
+	}
+	if v.Role == trampolines.Exit {
+		return Job{Arch: Arch.Name, Entry: Spec{Variant: v.Pair}, Exit: Spec{Variant: v.Name}}, nil
+	}
+	return Job{Arch: Arch.Name, Entry: Spec{Variant: v.Name}, Exit: Spec{Variant: v.Pair}}, nil
 }
 
 // crashLines picks what explains a failed child from its stderr: its own
@@ -198,27 +174,4 @@ func crashLines(s string) string {
 		keep = keep[:min(3, len(keep))]
 	}
 	return strings.Join(keep, " | ")
-}
-
-// RunChildIfAsked runs the native job and exits when this process is a
-// child started by Measure; otherwise it returns at once.
-func RunChildIfAsked() {
-	spec := os.Getenv(childEnv)
-	if spec == "" {
-		return
-	}
-	var j Job
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		fmt.Fprintf(os.Stderr, "native child: bad job %q: %v\n", spec, err)
-		os.Exit(3)
-	}
-	r, err := runHere(j)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "native child: %v\n", err)
-		os.Exit(3)
-	}
-	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
-		os.Exit(3)
-	}
-	os.Exit(0)
 }

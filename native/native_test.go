@@ -1,9 +1,12 @@
 package native_test
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 
 	"trampemu/native"
 	"trampemu/trampolines"
@@ -14,42 +17,141 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Every x86-64 registry pairing runs natively: add(1, 2) still returns 3, the
-// exit trampoline runs once per call and the shadow stack balances (the
-// child checks all three), and tracing costs time. s390x is refused with
-// the reason.
-func TestMeasureKernelPairings(t *testing.T) {
+// quick is a short run: a few interleaved rounds.
+func quick(jobs []native.Job, compare ...[2]string) native.Config {
+	return native.Config{Jobs: jobs, Compare: compare, Calls: 500, Warmup: 100, Rounds: 5, MinGenerations: 6, MaxGenerations: 6, CPU: -1}
+}
+
+// Every x86-64 registry pairing runs natively in one interleaved run:
+// add(1, 2) still returns 3, the exit trampoline runs once per call and
+// the shadow stack balances (the child checks all three after every
+// sample), tracing costs time, and every row has its interval. s390x is
+// refused with the reason.
+func TestRunKernelPairings(t *testing.T) {
 	for _, arch := range []string{"x86_64", "s390x"} {
 		t.Run(arch, func(t *testing.T) {
 			if arch == "s390x" {
-				_, err := native.Measure(native.Job{Arch: arch, Entry: native.Spec{Variant: "ftrace_caller"}, Exit: native.Spec{Variant: "rth-merged"}})
+				_, err := native.Run(quick([]native.Job{{Arch: arch, Entry: native.Spec{Variant: "ftrace_caller"}, Exit: native.Spec{Variant: "rth-merged"}}}))
 				if err == nil || !strings.Contains(err.Error(), "emulator only") {
 					t.Fatalf("s390x: got %v, want a refusal naming the emulator", err)
 				}
 				return
 			}
-			jobs := native.RegistryJobs(20000, 1)
-			if len(jobs) < 8 {
+			jobs := native.RegistryJobs()
+			if len(jobs) < 10 {
 				t.Fatalf("%d registry pairings, want every x86-64 variant's", len(jobs))
 			}
-			for _, j := range jobs {
-				r, err := native.Measure(j)
-				if err != nil {
-					t.Errorf("%s + %s: %v", j.Entry.Variant, j.Exit.Variant, err)
-					continue
+			st, err := native.Run(quick(jobs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Rows) != 3*len(jobs) || st.Info.Generations != 6 {
+				t.Fatalf("%d rows in %d generations, want %d in 6", len(st.Rows), st.Info.Generations, 3*len(jobs))
+			}
+			for i := 0; i < len(st.Rows); i += 3 {
+				off, fn, graph := st.Rows[i], st.Rows[i+1], st.Rows[i+2]
+				for _, r := range []native.Row{off, fn, graph} {
+					if r.Samples != 30 || r.Processes != 6 || !(r.CI95[0] <= r.MedianNs && r.MedianNs <= r.CI95[1]) || r.CI95[0] <= 0 {
+						t.Errorf("%s+%s %s: median %v, interval %v, %d samples", r.Entry, r.Exit, r.Mode, r.MedianNs, r.CI95, r.Samples)
+					}
 				}
-				if r.Off <= 0 || r.Function <= 0 || r.Graph <= 0 {
-					t.Errorf("%s + %s: times %+v, want all > 0", j.Entry.Variant, j.Exit.Variant, r)
+				if !(off.MedianNs < fn.MedianNs && off.MedianNs < graph.MedianNs) {
+					t.Errorf("%s+%s: off %.2f, function %.2f, graph %.2f ns: tracing must cost time", off.Entry, off.Exit, off.MedianNs, fn.MedianNs, graph.MedianNs)
+				}
+				if want := off.Exit == "rth-merged-jmp" || off.Exit == "rth-full-fregs-jmp"; off.Experiment != want {
+					t.Errorf("%s: experiment = %v", off.Exit, off.Experiment)
 				}
 			}
 		})
 	}
 }
 
+// The A/A control and a comparison: the control pairing runs in a second
+// child and must show no significant difference in any mode; the
+// deliberately mispredicted return of rth-merged costs time against the
+// same code ending in jmp *%rdi (the experiment), and tracing off runs the
+// same code at the same addresses in both. The bench lines carry every
+// sample.
+func TestCompare(t *testing.T) {
+	base, jmp := native.BasePairing, "ftrace_caller+rth-merged-jmp"
+	var jobs []native.Job
+	for _, n := range []string{base, jmp} {
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	cfg := quick(jobs, [2]string{jmp, base})
+	cfg.Rounds = 10
+	st, err := native.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Compare) != 6 {
+		t.Fatalf("%d comparisons, want the A/A control and the pair in 3 modes: %+v", len(st.Compare), st.Compare)
+	}
+	for _, m := range native.Modes {
+		c, ok := st.Comparison(jmp, jmp, m)
+		if !ok {
+			t.Fatalf("no A/A control of %s in mode %s", jmp, m)
+		}
+		if !(c.CI95[0] <= c.DiffNs && c.DiffNs <= c.CI95[1]) || c.P <= 0 || c.P > 1 {
+			t.Errorf("A/A %s: %+v", m, c)
+		}
+	}
+	g, _ := st.Comparison(jmp, base, native.Graph)
+	if !g.Significant || g.CI95[0] <= 0 {
+		t.Errorf("the v6.5+ return sequence shows no cost against jmp *%%rdi: %+v", g)
+	}
+	var b bytes.Buffer
+	if err := native.WriteBench(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	// benchstat's reader (golang.org/x/perf/benchfmt) takes every line.
+	rd := benchfmt.NewReader(strings.NewReader(b.String()), "bench.txt")
+	results := 0
+	for rd.Scan() {
+		switch r := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", r)
+		case *benchfmt.Result:
+			if v, ok := r.Value("sec/op"); !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
+				t.Errorf("benchfmt result %s: %d iterations, %v s/op", r.Name, r.Iters, v)
+			}
+			results++
+		}
+	}
+	if results != 2*3*60 {
+		t.Errorf("benchfmt read %d results, want %d", results, 2*3*60)
+	}
+	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 60 {
+		t.Errorf("%d bench lines of the base pairing in graph mode, want 60 (6 generations of 10 rounds):\n%s", n, b.String()[:min(b.Len(), 400)])
+	}
+}
+
+// A comparison naming a pairing that is not timed, or a pairing listed
+// twice, is an error.
+func TestRunBadConfig(t *testing.T) {
+	j, _ := native.ParsePairing("rth-merged")
+	for _, cfg := range []native.Config{
+		quick([]native.Job{j}, [2]string{"ftrace_caller+rth-merged", "ftrace_caller+rth-fixed"}),
+		quick([]native.Job{j, j}),
+		quick(nil),
+	} {
+		if _, err := native.Run(cfg); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+	if _, err := native.ParsePairing("ftrace_caller+nope"); err == nil || !strings.Contains(err.Error(), "valid are") {
+		t.Errorf("bad pairing: %v", err)
+	}
+}
+
 // A broken trampoline is an error naming what went wrong, never a crash of
 // the caller: a wrong result is caught by the child's check, a trampoline
 // that jumps into the weeds kills only the child.
-func TestMeasureBrokenFiles(t *testing.T) {
+func TestRunBrokenFiles(t *testing.T) {
 	broken := "../tests/testdata/broken/"
 	for _, c := range []struct {
 		file string
@@ -64,14 +166,16 @@ func TestMeasureBrokenFiles(t *testing.T) {
 		{"x86_entry_skips_callback.S", trampolines.Entry, "return_to_handler ran 0 times"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			j := native.Job{Entry: native.Spec{Variant: "ftrace_caller"}, Exit: native.Spec{Variant: "rth-fixed"}, Calls: 1000, Repeats: 1}
+			j := native.Job{Entry: native.Spec{Variant: "ftrace_caller"}, Exit: native.Spec{Variant: "rth-fixed"}}
 			spec := native.Spec{File: broken + c.file, Role: c.role}
 			if c.role == trampolines.Entry {
 				j.Entry = spec
 			} else {
 				j.Exit = spec
 			}
-			_, err := native.Measure(j)
+			cfg := quick([]native.Job{j})
+			cfg.MinGenerations, cfg.MaxGenerations = 1, 1
+			_, err := native.Run(cfg)
 			switch {
 			case c.want == "" && err != nil:
 				t.Errorf("a correct file fails: %v", err)
@@ -83,19 +187,46 @@ func TestMeasureBrokenFiles(t *testing.T) {
 }
 
 // BenchmarkNative/x86_64/<entry>+<exit>: host CPU ns per call of add with
-// tracing off, a function tracer, and a graph user (b.N calls per loop, in
-// a child process).
+// tracing off, a function tracer, and a graph user (medians of b.N
+// rounds of 2,000 calls in each of 6 child processes).
 func BenchmarkNative(b *testing.B) {
-	for _, j := range native.RegistryJobs(0, 1) {
-		b.Run(j.Arch+"/"+j.Entry.Variant+"+"+j.Exit.Variant, func(b *testing.B) {
-			j.Calls = max(b.N, 1000)
-			r, err := native.Measure(j)
+	for _, j := range native.RegistryJobs() {
+		b.Run(j.Arch+"/"+j.Name(), func(b *testing.B) {
+			st, err := native.Run(native.Config{Jobs: []native.Job{j}, Rounds: b.N, MinGenerations: 6, MaxGenerations: 6, CPU: -1})
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(r.Off, "ns/call-off")
-			b.ReportMetric(r.Function, "ns/call-function")
-			b.ReportMetric(r.Graph, "ns/call-graph")
+			for _, r := range st.Rows {
+				b.ReportMetric(r.MedianNs, "ns/call-"+string(r.Mode))
+			}
 		})
+	}
+}
+
+// Two A/A controls each get their own second process of their own
+// pairing: rth-merged-jmp is 6 ns faster than rth-merged in graph mode, so
+// a control that compared with the other pairing's process would show it.
+func TestTwoControls(t *testing.T) {
+	var jobs []native.Job
+	for _, n := range []string{native.BasePairing, "ftrace_caller+rth-merged-jmp"} {
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	cfg := quick(jobs, [2]string{jobs[0].Name(), jobs[0].Name()}, [2]string{jobs[1].Name(), jobs[1].Name()})
+	cfg.Rounds = 20
+	st, err := native.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Compare) != 6 {
+		t.Fatalf("%d comparisons, want 2 controls in 3 modes", len(st.Compare))
+	}
+	for _, c := range st.Compare {
+		if c.A != c.B || c.DiffNs < -1 || c.DiffNs > 1 {
+			t.Errorf("control %s/%s %s: %+.2f ns", c.A, c.B, c.Mode, c.DiffNs)
+		}
 	}
 }

@@ -1,16 +1,18 @@
 package native
 
 import (
+	"bufio"
 	"fmt"
-	"math"
+	"io"
 	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"trampemu/harness"
 	"trampemu/regs"
-	"trampemu/trampolines"
 )
 
 // callNative is in call_linux_amd64.s.
@@ -31,7 +33,11 @@ type hostRegion struct {
 	mem []byte
 }
 
-func mapRegions(m regs.MemoryMap) (*hostMem, error) {
+// mapRegions maps the memory map at its addresses. underValgrind: valgrind
+// 3.19 does not know MAP_FIXED_NOREPLACE and places the mapping elsewhere;
+// the region is then unmapped and mapped again with MAP_FIXED (valgrind
+// keeps its own mappings away from the low 2 GiB used here).
+func mapRegions(m regs.MemoryMap, underValgrind bool) (*hostMem, error) {
 	h := &hostMem{}
 	for _, r := range m.Regions() {
 		prot := syscall.PROT_READ | syscall.PROT_WRITE
@@ -40,6 +46,11 @@ func mapRegions(m regs.MemoryMap) (*hostMem, error) {
 		}
 		addr, _, errno := syscall.Syscall6(syscall.SYS_MMAP, uintptr(r.Base), uintptr(r.Size), uintptr(prot),
 			syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|mapFixedNoreplace, ^uintptr(0), 0)
+		if errno == 0 && addr != uintptr(r.Base) && underValgrind {
+			syscall.Syscall(syscall.SYS_MUNMAP, addr, uintptr(r.Size), 0)
+			addr, _, errno = syscall.Syscall6(syscall.SYS_MMAP, uintptr(r.Base), uintptr(r.Size), uintptr(prot),
+				syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_FIXED, ^uintptr(0), 0)
+		}
 		if errno != 0 {
 			return nil, fmt.Errorf("native: mapping %s at %#x (%d bytes): %v", r.Name, r.Base, r.Size, errno)
 		}
@@ -73,104 +84,236 @@ func (h *hostMem) word(addr uint64) uint64 {
 	return Arch.Word(b)
 }
 
-// runHere runs the job in this process (the child).
-func runHere(j Job) (Result, error) {
-	runtime.LockOSThread()
-	s, im, err := j.Build()
-	if err != nil {
-		return Result{}, err
+func (h *hostMem) setWord(addr, v uint64) {
+	if b, err := h.span(addr, 8); err == nil {
+		Arch.PutWord(b, v)
 	}
-	mem, err := mapRegions(Arch.Memory)
+}
+
+// runner is a pairing mapped into this process (the child), switchable
+// between the modes.
+type runner struct {
+	plan       *plan
+	mem        *hostMem
+	stack      uintptr
+	original   []harness.Patch // the bytes every mode's patches overwrite
+	mode       Mode
+	graphCalls uint64 // calls made in graph mode: return_to_handler must run as often
+}
+
+// newRunner maps and loads the planned pairing, tracing off.
+func newRunner(p *plan, underValgrind bool) (*runner, error) {
+	mem, err := mapRegions(Arch.Memory, underValgrind)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	for _, sec := range im.Sections {
+	return loadRunner(mem, p)
+}
+
+// loadRunner loads the planned pairing into mapped memory (over whatever
+// an earlier pairing left there), tracing off.
+func loadRunner(mem *hostMem, p *plan) (*runner, error) {
+	for _, sec := range p.Sections {
 		dst, err := mem.span(sec.Addr, len(sec.Data))
 		if err != nil {
-			return Result{}, fmt.Errorf("section %s: %w", sec.Name, err)
+			return nil, fmt.Errorf("section at %#x: %w", sec.Addr, err)
 		}
 		copy(dst, sec.Data)
 	}
-	var missing []string
-	sym := func(name string) uint64 {
-		a, ok := im.Symbol(name)
-		if !ok {
-			missing = append(missing, name)
-		}
-		return a
-	}
-	loop, fn, dispatch := sym("native_loop"), sym("add"), sym("ftrace_ops_list_func")
-	result, returns, shadowTop, shadow, graphOps := sym("native_result"), sym("native_returns"), sym("native_shadow_top"), sym("native_shadow"), sym("native_graph_ops")
-	if len(missing) > 0 {
-		return Result{}, fmt.Errorf("native image lacks %v", missing)
-	}
-	calls, repeats := j.Calls, j.Repeats
-	if calls <= 0 {
-		calls = 200000
-	}
-	if repeats <= 0 {
-		repeats = 5
-	}
-	stack := uintptr(Arch.Memory.Stack.End()-64) &^ 15
-	const warmup = 10000
-	// timed runs the add loop and returns the best ns per call; add(1, 2)
-	// must still return 3.
-	timed := func(mode string) (float64, error) {
-		callNative(uintptr(loop), stack, warmup, uintptr(fn))
-		best := math.Inf(1)
-		for i := 0; i < repeats; i++ {
-			t0 := time.Now()
-			callNative(uintptr(loop), stack, uintptr(calls), uintptr(fn))
-			best = math.Min(best, float64(time.Since(t0).Nanoseconds())/float64(calls))
-		}
-		if got := mem.word(result); got != 3 {
-			return 0, fmt.Errorf("%s: add(1, 2) returned %#x natively", mode, got)
-		}
-		return best, nil
-	}
-	apply := func(ps []harness.Patch) error {
-		for _, p := range ps {
-			dst, err := mem.span(p.Addr, len(p.Bytes))
+	r := &runner{plan: p, mem: mem, mode: Off}
+	r.stack = uintptr(Arch.Memory.Stack.End()-64) &^ 15
+	for _, m := range []Mode{Function, Graph} {
+		for _, pt := range p.Patches[m] {
+			b, err := mem.span(pt.Addr, len(pt.Bytes))
 			if err != nil {
-				return err
+				return nil, err
 			}
-			copy(dst, p.Bytes)
+			r.original = append(r.original, harness.Patch{Addr: pt.Addr, Bytes: append([]byte(nil), b...)})
 		}
+	}
+	return r, nil
+}
+
+func (r *runner) apply(ps []harness.Patch) {
+	for _, p := range ps {
+		dst, _ := r.mem.span(p.Addr, len(p.Bytes)) // checked in newRunner
+		copy(dst, p.Bytes)
+	}
+}
+
+// setMode patches the code for m: the original bytes back first (saved
+// before any patch), then m's patches; a graph user through the ops list
+// sets native_graph_ops.
+func (r *runner) setMode(m Mode) error {
+	if m == r.mode {
 		return nil
 	}
-	r := Result{Entry: s.Entry.Name, Exit: s.Exit.Name, Calls: calls}
-	if r.Off, err = timed("tracing off"); err != nil {
-		return r, err
+	if m != Off && m != Function && m != Graph {
+		return fmt.Errorf("unknown mode %q", m)
 	}
-	ps, err := harness.EnablePatches(s, im, dispatch, false)
-	if err == nil {
-		err = apply(ps)
+	r.apply(r.original)
+	r.apply(r.plan.Patches[m])
+	graphOps := uint64(0)
+	if m == Graph && r.plan.GraphViaOps {
+		graphOps = 1
 	}
+	r.mem.setWord(r.plan.GraphOps, graphOps)
+	r.mode = m
+	return nil
+}
+
+// call runs n calls of add(1, 2) natively and checks what they did: the
+// result 3, and in graph mode return_to_handler once per call with the
+// shadow stack balanced.
+func (r *runner) call(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	p := r.plan
+	r.mem.setWord(p.Result, 0)
+	callNative(uintptr(p.Loop), r.stack, uintptr(n), uintptr(p.Fn))
+	if got := r.mem.word(p.Result); got != 3 {
+		return fmt.Errorf("%s: add(1, 2) returned %#x natively", r.mode, got)
+	}
+	if r.mode == Graph {
+		r.graphCalls += uint64(n)
+	}
+	if got := r.mem.word(p.Returns); got != r.graphCalls {
+		return fmt.Errorf("%s: return_to_handler ran %d times for %d calls with a graph user", r.mode, got, r.graphCalls)
+	}
+	if top := r.mem.word(p.ShadowTop); top != p.Shadow {
+		return fmt.Errorf("%s: the shadow stack is unbalanced (top %#x, base %#x)", r.mode, top, p.Shadow)
+	}
+	return nil
+}
+
+// pin binds this thread to cpu (sched_setaffinity).
+func pin(cpu int) error {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pinning to CPU %d: %v", cpu, err)
+	}
+	return nil
+}
+
+// hostCPU picks the CPU the children are pinned to: the highest-numbered
+// one this process may run on.
+func hostCPU() (int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0, fmt.Errorf("native: sched_getaffinity: %v", err)
+	}
+	for cpu := len(set)*64 - 1; cpu >= 0; cpu-- {
+		if set.IsSet(cpu) {
+			return cpu, nil
+		}
+	}
+	return 0, fmt.Errorf("native: no CPU in this process's affinity mask")
+}
+
+// serveHere (the child) answers "MODE WARMUP CALLS" lines with the ns per
+// call of CALLS timed calls after WARMUP untimed ones, until "quit".
+func serveHere(t childTask, in io.Reader, out io.Writer) error {
+	if err := pin(t.CPU); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	p, err := readPlan(sc)
 	if err != nil {
-		return r, err
+		return err
 	}
-	if r.Function, err = timed("function tracer"); err != nil {
-		return r, err
-	}
-	if ps, err = harness.EnablePatches(s, im, dispatch, true); err == nil {
-		err = apply(ps)
-	}
+	r, err := newRunner(p, false)
 	if err != nil {
-		return r, err
+		return err
 	}
-	if s.Entry.Graph == trampolines.GraphViaOps {
-		b, _ := mem.span(graphOps, 8)
-		Arch.PutWord(b, 1)
+	w := bufio.NewWriter(out)
+	fmt.Fprintln(w, "ready")
+	if err := w.Flush(); err != nil {
+		return err
 	}
-	if r.Graph, err = timed("graph user"); err != nil {
-		return r, err
+	for sc.Scan() {
+		var m Mode
+		var warmup, calls int
+		if sc.Text() == "quit" {
+			return nil
+		}
+		if _, err := fmt.Sscan(sc.Text(), &m, &warmup, &calls); err != nil || calls <= 0 {
+			return fmt.Errorf("bad request %q", sc.Text())
+		}
+		if err := r.setMode(m); err != nil {
+			return err
+		}
+		if err := r.call(warmup); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		callNative(uintptr(p.Loop), r.stack, uintptr(calls), uintptr(p.Fn))
+		ns := float64(time.Since(t0).Nanoseconds()) / float64(calls)
+		if m == Graph {
+			r.graphCalls += uint64(calls)
+		}
+		if err := r.call(1); err != nil { // checks the timed calls too
+			return err
+		}
+		fmt.Fprintf(w, "%g\n", ns)
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
-	if want := uint64(warmup + repeats*calls); mem.word(returns) != want {
-		return r, fmt.Errorf("graph user: return_to_handler ran %d times for %d calls", mem.word(returns), want)
+	return sc.Err()
+}
+
+// Callgrind client requests (valgrind's callgrind.h: VG_USERREQ_TOOL_BASE
+// ('C','T') and the enum after it).
+const (
+	callgrindDumpStats          = 0x43540000
+	callgrindStartInstrumenting = 0x43540004
+)
+
+// countHere (the child under callgrind, started with --instr-atstart=no)
+// reads plans until EOF and runs each pairing for t.Count calls with a
+// graph user, so both trampolines run once per call. It asks callgrind to
+// start instrumenting once the first pairing is loaded (the Go runtime's
+// start and the plan decoding run uninstrumented, much faster) and to dump
+// its counts after each pairing, so profile part i+1 holds pairing i. It
+// says "done" at the end.
+func countHere(t childTask, in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var plans []*plan
+	for {
+		p, err := readPlan(sc)
+		if err == errNoPlan && len(plans) > 0 {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		plans = append(plans, p)
 	}
-	if mem.word(shadowTop) != shadow {
-		return r, fmt.Errorf("graph user: the shadow stack is unbalanced (top %#x, base %#x)", mem.word(shadowTop), shadow)
+	mem, err := mapRegions(Arch.Memory, true)
+	if err != nil {
+		return err
 	}
-	r.FunctionCost, r.GraphCost = r.Function-r.Off, r.Graph-r.Off
-	return r, nil
+	for i, p := range plans {
+		r, err := loadRunner(mem, p)
+		if err != nil {
+			return err
+		}
+		if err := r.setMode(Graph); err != nil {
+			return err
+		}
+		if i == 0 {
+			callNative(uintptr(p.Callgrind), r.stack, callgrindStartInstrumenting, 0)
+		}
+		if err := r.call(t.Count); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		callNative(uintptr(p.Callgrind), r.stack, callgrindDumpStats, 0)
+	}
+	_, err = fmt.Fprintln(out, "done")
+	return err
 }

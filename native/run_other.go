@@ -2,7 +2,10 @@
 
 package native
 
-import "errors"
+import (
+	"errors"
+	"io"
+)
 
 // errUnsupported is returned on hosts that cannot run x86-64 code.
 var errUnsupported = errors.New("native timing needs a Linux x86-64 host")
@@ -10,4 +13,8 @@ var errUnsupported = errors.New("native timing needs a Linux x86-64 host")
 // Supported reports whether this host can run the native timing.
 func Supported() error { return errUnsupported }
 
-func runHere(Job) (Result, error) { return Result{}, errUnsupported }
+func serveHere(childTask, io.Reader, io.Writer) error { return errUnsupported }
+
+func countHere(childTask, io.Reader, io.Writer) error { return errUnsupported }
+
+func hostCPU() (int, error) { return 0, errUnsupported }

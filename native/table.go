@@ -3,15 +3,17 @@ package native
 import (
 	"fmt"
 	"io"
+	"math"
+	"runtime"
 	"strings"
 
 	"trampemu/trampolines"
 )
 
 // RegistryJobs lists one job per x86-64 registry variant in its intended
-// pairing (a pairing named by two variants is measured once), in registry
-// order.
-func RegistryJobs(calls, repeats int) []Job {
+// pairing (a pairing named by two variants is timed once), in registry
+// order; experiments included.
+func RegistryJobs() []Job {
 	var out []Job
 	seen := map[[2]string]bool{}
 	for _, v := range trampolines.Variants {
@@ -26,19 +28,241 @@ func RegistryJobs(calls, repeats int) []Job {
 			continue
 		}
 		seen[[2]string{entry, exit}] = true
-		out = append(out, Job{Arch: Arch.Name, Entry: Spec{Variant: entry}, Exit: Spec{Variant: exit}, Calls: calls, Repeats: repeats})
+		out = append(out, Job{Arch: Arch.Name, Entry: Spec{Variant: entry}, Exit: Spec{Variant: exit}})
 	}
 	return out
 }
 
-// WriteTable prints results as a Markdown table.
-func WriteTable(w io.Writer, rs []Result) error {
+// Effect is one difference the report states: B minus A in graph mode,
+// per traced return (the entry is the same on both sides).
+type Effect struct {
+	Label string
+	A, B  string // pairings (Job.Name)
+	// Of is the pairing whose graph cost the effect is a share of ("": A).
+	Of string
+}
+
+// The pairings the headline compares: every exit under ftrace_caller, so
+// the entry path is the same and the graph-mode difference is the exit
+// trampoline's alone.
+const (
+	BasePairing = "ftrace_caller+rth-merged"
+)
+
+// HeadlineEffects are the report's comparisons: the exit trampolines
+// against rth-merged (the question of the v7 thread: what saving every
+// argument register in return_to_handler costs), then the experiments that
+// isolate the return sequence and the extra stores (a 2x2 design:
+// {rth-merged's 3 saves, rth-full-fregs' 9} x {call; mov %rdi,(%rsp); ret,
+// jmp *%rdi}).
+var HeadlineEffects = []Effect{
+	{"rth-full-fregs (rejected v7: every argument register, rbp, RSP)", BasePairing, "ftrace_caller+rth-full-fregs", ""},
+	{"rth-legacy (<= v6.4: rax, rdx; jmp *%rdi)", BasePairing, "ftrace_caller+rth-legacy", ""},
+	{"rth-fixed (after v6.19: + RSP)", BasePairing, "ftrace_caller+rth-fixed", ""},
+	{"experiment: the v6.5+ return sequence alone, 3 saves (rth-merged minus rth-merged-jmp)", "ftrace_caller+rth-merged-jmp", BasePairing, BasePairing},
+	{"experiment: the v6.5+ return sequence alone, 9 saves (rth-full-fregs minus rth-full-fregs-jmp)", "ftrace_caller+rth-full-fregs-jmp", "ftrace_caller+rth-full-fregs", BasePairing},
+	{"experiment: the extra saves alone, jmp return (rth-full-fregs-jmp minus rth-merged-jmp)", "ftrace_caller+rth-merged-jmp", "ftrace_caller+rth-full-fregs-jmp", BasePairing},
+}
+
+// ReportConfig is the report's run: every registry pairing plus
+// rth-legacy under ftrace_caller (its registry pairing has the v5.10
+// entry), compared as HeadlineEffects say, with the A/A control of the
+// base pairing: at least 10 generations, then until every interval's
+// half-width is at most 0.25 ns or the budget is spent.
+func ReportConfig() Config {
+	jobs := RegistryJobs()
+	extra, _ := ParsePairing("ftrace_caller+rth-legacy")
+	jobs = append(jobs, extra)
+	cfg := Config{Jobs: jobs, CPU: -1, Compare: [][2]string{{BasePairing, BasePairing}}, MinGenerations: 10, TargetNs: 0.25}
+	for _, e := range HeadlineEffects {
+		cfg.Compare = append(cfg.Compare, [2]string{e.A, e.B})
+	}
+	return cfg
+}
+
+// EmulatedCost is a trampoline's exact cost per traced call from the
+// emulated check (check.Metrics).
+type EmulatedCost struct {
+	Instructions, Stores, StoreBytes float64
+}
+
+// HeadlineRow is one effect with its interval, its share of the base
+// pairing's graph cost, and the exact exit-trampoline differences.
+type HeadlineRow struct {
+	Label       string   `json:"label"`
+	A           string   `json:"a"`
+	B           string   `json:"b"`
+	DiffNs      float64  `json:"diff_ns"`
+	CI95        Interval `json:"ci95"`
+	P           float64  `json:"p"`
+	Significant bool     `json:"significant"`
+	Negligible  bool     `json:"negligible"`
+	// GraphCostNs is the graph cost (median graph minus median off) of
+	// pairing Of (A, or the kernel pairing an experiment isolates a part
+	// of); Percent is DiffNs as a share of it.
+	Of          string  `json:"share_of"`
+	GraphCostNs float64 `json:"graph_cost_ns"`
+	Percent     float64 `json:"percent_of_graph_cost"`
+	// Instructions, Stores and StoreBytes are B's exit trampoline minus
+	// A's, per traced return, exact (emulated check); nil without them.
+	Instructions *float64 `json:"instructions,omitempty"`
+	Stores       *float64 `json:"stores,omitempty"`
+	StoreBytes   *float64 `json:"store_bytes,omitempty"`
+}
+
+// Headline computes the effects from a run; cost (may be nil) maps exit
+// variant names to their emulated costs.
+func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []HeadlineRow {
+	var out []HeadlineRow
+	for _, e := range effects {
+		c, ok := st.Comparison(e.A, e.B, Graph)
+		if !ok {
+			continue
+		}
+		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, P: c.P, Significant: c.Significant, Negligible: c.Negligible}
+		of := e.Of
+		if of == "" {
+			of = e.A
+		}
+		h.Of = of
+		g, ok1 := st.Row(of, Graph)
+		o, ok2 := st.Row(of, Off)
+		if ok1 && ok2 && g.MedianNs > o.MedianNs {
+			h.GraphCostNs = g.MedianNs - o.MedianNs
+			h.Percent = 100 * c.DiffNs / h.GraphCostNs
+			if math.Abs(h.Percent) < 0.5 {
+				h.Percent = 0 // printed "0%", not "-0%"
+			}
+		}
+		ca, oka := cost[exitOf(e.A)]
+		cb, okb := cost[exitOf(e.B)]
+		if oka && okb {
+			i, s, sb := cb.Instructions-ca.Instructions, cb.Stores-ca.Stores, cb.StoreBytes-ca.StoreBytes
+			h.Instructions, h.Stores, h.StoreBytes = &i, &s, &sb
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func exitOf(pairing string) string {
+	_, x, _ := strings.Cut(pairing, "+")
+	return x
+}
+
+// ns formats a time with its interval.
+func ns(v float64, ci Interval) string {
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", v, ci[0], ci[1])
+}
+
+func signed(v float64, ci Interval) string {
+	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", v, ci[0], ci[1])
+}
+
+// WriteTable prints the rows as a Markdown table, one line per pairing.
+func WriteTable(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| entry | exit | off ns/call | function tracer ns/call | graph user ns/call | function tracer cost | graph cost |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
-	for _, r := range rs {
-		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %.2f | +%.2f | +%.2f |\n", r.Entry, r.Exit, r.Off, r.Function, r.Graph, r.FunctionCost, r.GraphCost)
+	b.WriteString("| entry | exit | off ns/call [95% CI] | function tracer ns/call [95% CI] | graph user ns/call [95% CI] | function cost | graph cost | samples (processes) |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for i := 0; i+len(Modes) <= len(st.Rows); i += len(Modes) {
+		o, f, g := st.Rows[i], st.Rows[i+1], st.Rows[i+2]
+		exit := o.Exit
+		if o.Experiment {
+			exit += " (experiment)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | +%.2f | +%.2f | %d (%d) |\n", o.Entry, exit, ns(o.MedianNs, o.CI95), ns(f.MedianNs, f.CI95),
+			ns(g.MedianNs, g.CI95), f.MedianNs-o.MedianNs, g.MedianNs-o.MedianNs, o.Samples, o.Processes)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteCompare prints the comparisons as a Markdown table; the A/A control
+// is marked.
+func WriteCompare(w io.Writer, st *Stats) error {
+	var b strings.Builder
+	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test, paired) | verdict |\n")
+	b.WriteString("|---|---|---|--:|--:|---|\n")
+	for _, c := range st.Compare {
+		verdict := "no significant difference"
+		if c.Significant {
+			verdict = "different"
+		}
+		switch {
+		case c.A == c.B && c.ControlFailed():
+			verdict += " (A/A control: FAILED, the machine is too noisy)"
+		case c.A == c.B && c.Significant:
+			verdict += fmt.Sprintf(" (A/A control: passes, the interval lies within ±%.2g ns)", EquivalenceNs)
+		case c.A == c.B:
+			verdict += " (A/A control: passes)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.3g | %s |\n", c.A, c.B, c.Mode, signed(c.DiffNs, c.CI95), c.P, verdict)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteHeadline prints the effects as Markdown bullets.
+func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "- %s: **%+.2f ns [%+.2f, %+.2f] per traced return**, %.0f%% of the graph cost of %s (%.2f ns)", h.Label, h.DiffNs, h.CI95[0], h.CI95[1], h.Percent, exitOf(h.Of), h.GraphCostNs)
+		if h.Instructions != nil {
+			fmt.Fprintf(&b, "; exactly %+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
+		}
+		switch {
+		case !h.Significant:
+			fmt.Fprintf(&b, " (not significant, p = %.2g)", h.P)
+		case h.Negligible:
+			fmt.Fprintf(&b, " (negligible: the interval lies within ±%.2g ns)", EquivalenceNs)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteInfo says in one sentence how the run was made.
+func WriteInfo(w io.Writer, st *Stats) error {
+	in := st.Info
+	reached := "reached"
+	if !in.ReachedTarget {
+		reached = "not reached"
+	}
+	widest := "infinite (too few rounds)"
+	if in.MaxHalfWidthNs != nil {
+		widest = fmt.Sprintf("±%.2f ns", *in.MaxHalfWidthNs)
+	}
+	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. A process is the unit: each generation gives its median per pairing and mode (and per comparison its median per-round difference), and golang.org/x/perf/benchmath gives the median over the generations with its distribution-free 95%% interval; widest interval %s (target ±%.2g ns: %s).\n",
+		in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, widest, in.TargetNs, reached)
+	return err
+}
+
+// WriteBench prints every sample as a Go benchmark line
+// (BenchmarkNative/entry=E/exit=X/mode=M), so that benchstat compares two
+// runs (a tree before and after a patch).
+func WriteBench(w io.Writer, st *Stats) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: trampemu/native\n", runtime.GOOS, runtime.GOARCH)
+	for i := 0; i+len(Modes) <= len(st.Rows); i += len(Modes) {
+		r := st.Rows[i]
+		for m, mode := range Modes {
+			for _, gen := range st.raw {
+				for _, v := range gen[i/len(Modes)][m] {
+					fmt.Fprintf(&b, "BenchmarkNative/entry=%s/exit=%s/mode=%s \t%d\t%.3f ns/op\n", benchName(r.Entry), benchName(r.Exit), mode, st.Info.CallsPerSample, v)
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// benchName keeps a name one benchmark-name field: no spaces, no slashes
+// (a file path becomes its base name).
+func benchName(s string) string {
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.ReplaceAll(s, " ", "_")
 }

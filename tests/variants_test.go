@@ -188,6 +188,8 @@ func TestExactCosts(t *testing.T) {
 		"x86_64/rth-merged":               {13, 3, 6, 176},
 		"x86_64/rth-v6.19":                {15, 3, 7, 184},
 		"x86_64/rth-fixed":                {16, 3, 7, 184},
+		"x86_64/rth-merged-jmp":           {11, 2, 4, 176},
+		"x86_64/rth-full-fregs-jmp":       {18, 2, 10, 176},
 		"s390x/ftrace_caller":             {27, 6, 10, 376},
 		"s390x/ftrace_regs_caller":        {30, 6, 11, 376},
 		"s390x/ftrace_caller-oldcpu":      {32, 6, 10, 376},

@@ -60,8 +60,13 @@ type Variant struct {
 	// Claims are the ftrace_regs slots the variant's own code fills.
 	Claims []string
 	// Kernel is true for code that was merged; false for rejected or draft
-	// patches kept as negative cases.
+	// patches kept as negative cases, and for experiments.
 	Kernel bool
+	// Experiment marks a variant that is neither kernel code nor a patch:
+	// a kernel variant with one deliberate change, kept to isolate the cost
+	// of that change in the native timing (package native). Its Model
+	// starts with "experiment:".
+	Experiment bool
 	// Bug, when set, is the known defect the checks must find.
 	Bug string
 	// Pair is the intended variant for the other role (same era).
@@ -130,6 +135,14 @@ var Variants = []Variant{
 	{Name: "rth-fixed", Arch: "x86_64", Role: Exit, Model: "after v6.19 (x86/fgraph: Fix return_to_handler regs.rsp value)",
 		File: "x86_64/rth_fixed.S", Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP", "RSP"}, Kernel: true,
 		Pair: "ftrace_caller", ExitABI: ExitFregs},
+
+	// ---- x86-64 experiments (not kernel code; see Variant.Experiment) ----
+	{Name: "rth-merged-jmp", Arch: "x86_64", Role: Exit, Model: "experiment: rth-merged returning with jmp *%rdi instead of call; mov %rdi,(%rsp); ret",
+		File: "x86_64/exp_merged_jmp.S", Symbol: "return_to_handler", Claims: []string{"RAX", "RDX", "RBP"}, Experiment: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-full-fregs-jmp", Arch: "x86_64", Role: Exit, Model: "experiment: rth-full-fregs returning with jmp *%rdi instead of call; mov %rdi,(%rsp); ret",
+		File: "x86_64/exp_full_fregs_jmp.S", Symbol: "return_to_handler",
+		Claims: []string{"RAX", "RCX", "RDX", "RSI", "RDI", "R8", "R9", "RBP", "RSP"}, Experiment: true, Pair: "ftrace_caller", ExitABI: ExitFregs},
 
 	// ---- s390x entry ----
 	{Name: "ftrace_caller", Arch: "s390x", Role: Entry, Model: "v6.14+ (z196 path)", File: "s390x/ftrace_caller.S",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"trampemu/asm"
 	"trampemu/check"
@@ -140,7 +141,10 @@ func cmdList(args []string, w io.Writer) error {
 		fmt.Fprintf(w, "%s variants:\n", a.Name)
 		for _, v := range harness.VariantsOf(a, "") {
 			tag := ""
-			if !v.Kernel {
+			switch {
+			case v.Experiment:
+				tag = " [experiment]"
+			case !v.Kernel:
 				tag = " [not merged]"
 			}
 			if v.Bug != "" {
@@ -389,10 +393,16 @@ type fullReport struct {
 	Variants    []check.Summary        `json:"variants"`
 	Scenarios   []scenarios.Outcome    `json:"scenarios"`
 	ShadowStack []scenarios.MeasureRow `json:"shadow_stack"`
-	// Native is the x86-64 pairings timed on the host CPU; NativeNote says
-	// why there is none (a host that is not Linux x86-64, --native 0).
-	Native     []native.Result `json:"native,omitempty"`
-	NativeNote string          `json:"native_note,omitempty"`
+	// Native is the x86-64 pairings timed on the host CPU (per pairing and
+	// mode, with intervals), NativeCompare the differences with the A/A
+	// control, NativeHeadline the effects the report states; NativeNote
+	// says why there is none (a host that is not Linux x86-64, --native 0).
+	Native         []native.Row         `json:"native,omitempty"`
+	NativeCompare  []native.Comparison  `json:"native_compare,omitempty"`
+	NativeRun      *native.RunInfo      `json:"native_run,omitempty"`
+	NativeHeadline []native.HeadlineRow `json:"native_headline,omitempty"`
+	NativeNote     string               `json:"native_note,omitempty"`
+	nativeStats    *native.Stats
 	// Exactness proves every variant's cost (report_extra.go); Emulation
 	// is the emulator's speed per arch against raw Unicorn; Charts the
 	// charts written next to report.md.
@@ -414,7 +424,7 @@ func cmdReport(args []string, w io.Writer) error {
 	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
 	emuRepeats := fs.Int("emu-repeats", 7, "rounds of the emulator-speed measurement")
 	exact := fs.Bool("exact", true, "prove every variant's cost with the per-instruction counter")
-	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
+	nativeBudget := fs.Duration("native", 20*time.Second, "time budget of the native timing of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	out := fs.String("out", "", "also write report.md and report.json into this folder")
 	tree := fs.String("tree", "", "also check this kernel tree's trampoline files (as check --tree does)")
@@ -473,7 +483,7 @@ func cmdReport(args []string, w io.Writer) error {
 	if rep.Emulation, rep.emulationList, err = emulationRows(as, *emuCalls, *emuRepeats, bar); err != nil {
 		return err
 	}
-	if rep.Native, rep.NativeNote, err = nativeRows(as, *nativeCalls); err != nil {
+	if err := nativeSection(&rep, as, *nativeBudget); err != nil {
 		return err
 	}
 	bar.step("native timing")
@@ -507,6 +517,11 @@ func cmdReport(args []string, w io.Writer) error {
 			if err != nil {
 				return err
 			}
+		}
+	}
+	if *out != "" && len(rep.Native) > 0 {
+		if _, err := report.NativeChart(rep.Native, *out); err != nil {
+			return err
 		}
 	}
 	if err := write(w, *asJSON); err != nil {
@@ -602,42 +617,7 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	fmt.Fprintln(w)
 	modelsMarkdown(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## x86-64 on the host CPU")
-	fmt.Fprintln(w)
-	if rep.NativeNote != "" {
-		fmt.Fprintf(w, "Not run: %s.\n", rep.NativeNote)
-		return nil
-	}
-	fmt.Fprintln(w, "Each pairing linked for the host and called natively, `add(1, 2)` in a loop: the fastest of 5 loops, with the call site a NOP (off), with a function tracer, and with a graph user (the exit trampoline runs on every return). The kernel functions are minimal assembly stand-ins, the same for every pairing (`trampolines/native/x86_64.S`), so the differences are the trampolines' own; the graph cost includes the mispredicted return the swapped return address causes.")
-	fmt.Fprintln(w)
-	return native.WriteTable(w, rep.Native)
-}
-
-// nativeRows times the x86-64 pairings on the host CPU when the report
-// covers x86-64 and the host can run it; otherwise the note says why not.
-func nativeRows(as []*regs.Arch, calls int) ([]native.Result, string, error) {
-	covered := false
-	for _, a := range as {
-		covered = covered || a.Name == native.Arch.Name
-	}
-	switch {
-	case !covered:
-		return nil, "the report does not cover x86-64", nil
-	case calls <= 0:
-		return nil, "--native 0", nil
-	}
-	if err := native.Supported(); err != nil {
-		return nil, err.Error(), nil
-	}
-	var rs []native.Result
-	for _, j := range native.RegistryJobs(calls, 5) {
-		r, err := native.Measure(j)
-		if err != nil {
-			return nil, "", err
-		}
-		rs = append(rs, r)
-	}
-	return rs, "", nil
+	return writeNativeSection(w, rep)
 }
 
 func mustScenario(name string) harness.Scenario {

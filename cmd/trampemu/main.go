@@ -2,11 +2,11 @@
 // Unicorn emulator with Go standing in for the kernel, checks what they
 // save and measures what they cost. Subcommands:
 //
-//	trampemu report  [--arch A] [--calls N] [--exact=false] [--emu-calls N] [--emu-repeats N] [--json] [--out DIR]
+//	trampemu report  [--arch A] [--calls N] [--exact=false] [--emu-calls N] [--emu-repeats N] [--native BUDGET] [--tree DIR] [--json] [--out DIR]
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
 //	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all] [--json | --format text|json|function_graph]
 //	trampemu scenario list | run NAME --arch A [--header ENC] [--json | --format text|json|function_graph]
-//	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--calls N] [--json]
+//	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--compare A,B ...] [--budget D] [--target NS] [--format table|bench] [--json]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]
 //	trampemu version

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
+	"strings"
+	"time"
 
 	"trampemu/harness"
 	"trampemu/native"
+	"trampemu/regs"
 	"trampemu/report"
 	"trampemu/trampolines"
 )
@@ -18,8 +20,17 @@ func cmdNative(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("native", flag.ContinueOnError)
 	arch := archFlag(fs, "x86_64")
 	pick := addPickFlags(fs, "variant to time in its intended pairing (repeatable; default: every x86-64 variant)", true)
-	calls := fs.Int("calls", 200000, "calls per timed loop")
-	repeats := fs.Int("repeats", 5, "timed loops per mode (the fastest counts)")
+	var compares multi
+	fs.Var(&compares, "compare", "A,B: report B minus A per mode with its 95% interval and p (repeatable); A and B are variant names (their intended pairing) or ENTRY+EXIT; an A/A control is added")
+	calls := fs.Int("calls", 2000, "calls per sample (each sample is one timed loop)")
+	warmup := fs.Int("warmup", 500, "untimed calls before each sample")
+	budget := fs.Duration("budget", 20*time.Second, "time budget of the sampling rounds")
+	target := fs.Float64("target", 1, "stop when every interval's half-width (of the comparisons, else of the medians) is at most this many ns")
+	rounds := fs.Int("rounds", 40, "interleaved rounds per generation of child processes")
+	minGen := fs.Int("min-generations", 6, "generations (fresh child processes) at least; 6 is the fewest for a 95% interval")
+	maxGen := fs.Int("max-generations", 0, "generations at most (0: until the target or the budget)")
+	cpu := fs.Int("cpu", -1, "CPU to pin the children to (-1: the highest allowed)")
+	format := fs.String("format", "table", "table (Markdown) or bench (Go benchmark lines for benchstat)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	a, err := parseArch(fs, args, arch)
 	if err != nil {
@@ -28,6 +39,12 @@ func cmdNative(args []string, w io.Writer) error {
 	if a.Name != native.Arch.Name {
 		return usagef("native timing runs x86-64 code on the host; %s is timed in the emulator (trampemu check, make bench)", a.Name)
 	}
+	if *format != "table" && *format != "bench" {
+		return usagef("--format %q: valid are table, bench", *format)
+	}
+	if *calls <= 0 || *rounds <= 0 || *warmup < 0 || *minGen < 0 || *maxGen < 0 || *target <= 0 {
+		return usagef("--calls, --rounds and --target must be positive, --warmup, --min-generations and --max-generations not negative")
+	}
 	if err := native.Supported(); err != nil {
 		return err
 	}
@@ -35,7 +52,14 @@ func cmdNative(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var jobs []native.Job
+	cfg := native.Config{Calls: *calls, Warmup: *warmup, Budget: *budget, TargetNs: *target, Rounds: *rounds, MinGenerations: *minGen, MaxGenerations: *maxGen, CPU: *cpu}
+	seen := map[string]bool{}
+	add := func(j native.Job) {
+		if !seen[j.Name()] {
+			seen[j.Name()] = true
+			cfg.Jobs = append(cfg.Jobs, j)
+		}
+	}
 	for _, t := range tramps {
 		if t.Variant == nil && (t.Measure != "" || (t.Symbol != "ftrace_caller" && t.Symbol != "return_to_handler")) {
 			// The child rebuilds a file's pairing from its path and role
@@ -48,33 +72,131 @@ func cmdNative(args []string, w io.Writer) error {
 		}
 		// The child rebuilds the pairing from names (and the file's path).
 		spec, other := fileSpec(pick, t), fileSpec(pick, partner)
-		j := native.Job{Arch: a.Name, Entry: spec, Exit: other, Calls: *calls, Repeats: *repeats}
+		j := native.Job{Arch: a.Name, Entry: spec, Exit: other}
 		if t.Role == trampolines.Exit {
 			j.Entry, j.Exit = j.Exit, j.Entry
 		}
-		if slices.ContainsFunc(jobs, func(o native.Job) bool { return fmt.Sprint(o.Entry, o.Exit) == fmt.Sprint(j.Entry, j.Exit) }) {
-			continue // a file's entry and exit make one pairing
+		add(j) // a file's entry and exit make one pairing
+	}
+	for _, c := range compares {
+		as, bs, ok := strings.Cut(c, ",")
+		if !ok {
+			return usagef("--compare %q: give A,B", c)
 		}
-		jobs = append(jobs, j)
-	}
-	if len(jobs) == 0 {
-		jobs = native.RegistryJobs(*calls, *repeats)
-	}
-	var rs []native.Result
-	for _, j := range jobs {
-		r, err := native.Measure(j)
-		if err != nil {
-			// The pairing built but did not run: the trampoline's fault.
-			fmt.Fprintf(w, "%v\n", err)
-			return errFindings
+		var pair [2]string
+		for i, s := range []string{as, bs} {
+			j, err := native.ParsePairing(strings.TrimSpace(s))
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			add(j)
+			pair[i] = j.Name()
 		}
-		rs = append(rs, r)
+		cfg.Compare = append(cfg.Compare, pair)
 	}
-	if *asJSON {
-		return report.WriteJSON(w, rs)
+	if len(cfg.Jobs) == 0 {
+		cfg.Jobs = native.RegistryJobs()
 	}
-	fmt.Fprintf(w, "Host CPU time per call of add(1, 2), fastest of %d loops of %d calls; the kernel functions are minimal assembly stand-ins (trampolines/native/x86_64.S).\n\n", *repeats, *calls)
-	return native.WriteTable(w, rs)
+	st, err := native.Run(cfg)
+	if err != nil {
+		// The pairings built but did not run: the trampolines' fault.
+		fmt.Fprintf(w, "%v\n", err)
+		return errFindings
+	}
+	switch {
+	case *asJSON:
+		return report.WriteJSON(w, st)
+	case *format == "bench":
+		return native.WriteBench(w, st)
+	}
+	fmt.Fprintln(w, "Host CPU time per call of add(1, 2); the kernel functions are minimal assembly stand-ins (trampolines/native/x86_64.S).")
+	if err := native.WriteInfo(w, st); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := native.WriteTable(w, st); err != nil {
+		return err
+	}
+	if len(st.Compare) > 0 {
+		fmt.Fprintln(w)
+		return native.WriteCompare(w, st)
+	}
+	return nil
+}
+
+// nativeSection times the x86-64 pairings on the host CPU for the report
+// when it covers x86-64 and the host can run it (otherwise the note says
+// why not), and states the headline effects next to the exact emulated
+// differences of the exit trampolines.
+func nativeSection(rep *fullReport, as []*regs.Arch, budget time.Duration) error {
+	covered := false
+	for _, a := range as {
+		covered = covered || a.Name == native.Arch.Name
+	}
+	switch {
+	case !covered:
+		rep.NativeNote = "the report does not cover x86-64"
+		return nil
+	case budget <= 0:
+		rep.NativeNote = "--native 0"
+		return nil
+	}
+	if err := native.Supported(); err != nil {
+		rep.NativeNote = err.Error()
+		return nil
+	}
+	cfg := native.ReportConfig()
+	cfg.Budget = budget
+	return nativeSectionWith(rep, cfg, native.HeadlineEffects)
+}
+
+// nativeSectionWith runs cfg and states effects.
+func nativeSectionWith(rep *fullReport, cfg native.Config, effects []native.Effect) error {
+	st, err := native.Run(cfg)
+	if err != nil {
+		return err
+	}
+	cost := map[string]native.EmulatedCost{}
+	for _, s := range rep.Variants {
+		if s.Arch == native.Arch.Name && s.Role == string(trampolines.Exit) {
+			cost[s.Variant] = native.EmulatedCost{Instructions: s.Metrics.Instructions, Stores: s.Metrics.Stores, StoreBytes: s.Metrics.StoreBytes}
+		}
+	}
+	rep.nativeStats = st
+	rep.Native, rep.NativeCompare, rep.NativeRun = st.Rows, st.Compare, &st.Info
+	rep.NativeHeadline = native.Headline(st, effects, cost)
+	return nil
+}
+
+// writeNativeSection renders the report's native section.
+func writeNativeSection(w io.Writer, rep fullReport) error {
+	fmt.Fprintln(w, "## x86-64 on the host CPU")
+	fmt.Fprintln(w)
+	if rep.NativeNote != "" {
+		fmt.Fprintf(w, "Not run: %s.\n", rep.NativeNote)
+		return nil
+	}
+	st := rep.nativeStats
+	fmt.Fprintln(w, "Each pairing linked for the host and called natively, `add(1, 2)` in a loop, with the call site a NOP (off), with a function tracer, and with a graph user (the exit trampoline runs on every return), one child process per pairing. The kernel functions are minimal assembly stand-ins, the same for every pairing (`trampolines/native/x86_64.S`), so the differences are the trampolines' own.")
+	if err := native.WriteInfo(w, st); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Headline: what return_to_handler costs per traced return (graph user, under ftrace_caller, B minus rth-merged)")
+	fmt.Fprintln(w)
+	if err := native.WriteHeadline(w, rep.NativeHeadline); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Per pairing (median ns per call, 95% interval)")
+	fmt.Fprintln(w)
+	if err := native.WriteTable(w, st); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Comparisons (B minus A: median over the generations of the per-round differences, 95% interval; p of benchmath's Mann-Whitney U test of the per-generation differences against zero; the A/A control is the base pairing in two child processes)")
+	fmt.Fprintln(w)
+	return native.WriteCompare(w, st)
 }
 
 // fileSpec names t for the child process: a variant by name, a kernel

@@ -12,28 +12,39 @@ import (
 	"trampemu/report"
 )
 
-// valgrindInstructions, when set, returns valgrind's instruction count
-// per traced call of an x86-64 variant run natively (issue 10a's
-// native.ValgrindCounts is to be wired in here by whoever merges both);
-// nil leaves the exactness table's valgrind column empty ("-", JSON
-// null). It is never called for s390x.
-var valgrindInstructions func(variant string) (float64, error)
+// valgrindCalls is how many traced calls each x86-64 pairing makes under
+// callgrind for the exactness table's valgrind column.
+const valgrindCalls = 1000
+
+// valgrindInstructions returns valgrind's instruction count per traced
+// call of every x86-64 variant run natively in its intended pairing
+// (native.ValgrindCounts), or nil when the host cannot run x86-64 code
+// natively (the column then reads "-", JSON null).
+func valgrindInstructions() (map[string]float64, error) {
+	if native.Supported() != nil {
+		return nil, nil
+	}
+	return native.ValgrindCounts(valgrindCalls)
+}
 
 // exactnessRows proves every variant's cost (check.Exact) and fills the
 // valgrind column where it can.
 func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
 	var rows []check.Exactness
 	for _, a := range as {
+		var vg map[string]float64
+		if a == native.Arch {
+			var err error
+			if vg, err = valgrindInstructions(); err != nil {
+				return rows, fmt.Errorf("valgrind counts of the x86-64 pairings: %w", err)
+			}
+		}
 		for _, v := range harness.VariantsOf(a, "") {
 			e, err := check.Exact(a, v)
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
 			}
-			if valgrindInstructions != nil && a == native.Arch {
-				n, err := valgrindInstructions(v.Name)
-				if err != nil {
-					return rows, fmt.Errorf("valgrind count of %s: %w", v.Name, err)
-				}
+			if n, ok := vg[v.Name]; ok {
 				e.Valgrind = &n
 			}
 			rows = append(rows, e)

@@ -37,7 +37,13 @@ SYM_DATA_START(native_shadow)
 	.skip	8 * 1024
 SYM_DATA_END(native_shadow)
 
+	/* Page-aligned, so that this code and the workloads linked after it
+	   sit at the same addresses whatever the trampolines' sizes: with
+	   tracing off every pairing then runs identical code at identical
+	   addresses, and a difference between pairings is not a layout
+	   effect (package native's off-mode comparisons show it). */
 	.text
+	.balign	4096
 SYM_FUNC_START_WEAK(ftrace_stub)
 	RET
 SYM_FUNC_END(ftrace_stub)
@@ -89,3 +95,29 @@ SYM_FUNC_START(native_loop)
 	popq	%rbx
 	RET
 SYM_FUNC_END(native_loop)
+
+/* native_callgrind(request): a valgrind client request with no arguments
+   (valgrind.h, amd64-linux: the "special instruction preamble" of four
+   rotations of %rdi, then xchgq %rbx,%rbx with %rax pointing at the six
+   request words; the result would come back in %rdx). Package native asks
+   callgrind (callgrind.h) to start instrumenting and to dump its counts
+   after each pairing. On the bare CPU it does nothing: the rotations add
+   up to 128 bits, and xchg of a register with itself changes nothing. */
+SYM_FUNC_START(native_callgrind)
+	subq	$56, %rsp
+	movq	%rdi, (%rsp)
+	movq	$0, 8(%rsp)
+	movq	$0, 16(%rsp)
+	movq	$0, 24(%rsp)
+	movq	$0, 32(%rsp)
+	movq	$0, 40(%rsp)
+	movq	%rsp, %rax
+	xorl	%edx, %edx
+	rolq	$3, %rdi
+	rolq	$13, %rdi
+	rolq	$61, %rdi
+	rolq	$51, %rdi
+	xchgq	%rbx, %rbx
+	addq	$56, %rsp
+	RET
+SYM_FUNC_END(native_callgrind)
