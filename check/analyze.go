@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"trampemu/emu"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -63,7 +65,18 @@ func (z *analyzer) call(c *harness.Call) {
 	if !c.Done || z.col.errs != errs {
 		return
 	}
-	for i, want := range c.Want {
+	want := c.Want
+	if mod := lastIPMod(c); mod != nil {
+		if w := z.redirectedWant(c, mod); w != nil {
+			want = w
+		}
+		if !slices.Equal(c.Results, want) && slices.Equal(c.Results, c.Want) {
+			z.col.add(Control, "", "", fmt.Sprintf("%s's original body ran although %s redirected it", c.Workload, mod.User),
+				fmt.Sprintf("returned %#x, the function's own result; redirected to %s, which returns %#x", c.Results[0], z.where(mod.To), want[0]))
+			return
+		}
+	}
+	for i, want := range want {
 		if i < len(c.Results) && c.Results[i] != want {
 			reg := ""
 			if !c.InMemory && i < len(z.a.Ret) {
@@ -73,6 +86,32 @@ func (z *analyzer) call(c *harness.Call) {
 				fmt.Sprintf("%#x, want %#x", c.Results[i], want))
 		}
 	}
+}
+
+// lastIPMod returns the last redirect an ip-modifying user made at the
+// entry of the call's traced function, or nil.
+func lastIPMod(c *harness.Call) *harness.IPMod {
+	var mod *harness.IPMod
+	for _, inv := range c.Invocations {
+		if inv.Role == trampolines.Entry && len(inv.IPMods) > 0 {
+			mod = &inv.IPMods[len(inv.IPMods)-1]
+		}
+	}
+	return mod
+}
+
+// redirectedWant is what a call must return once a user redirected its
+// traced function: the injected value of an error injection, or the
+// live-patch replacement's result (nil when the workload has none).
+func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 {
+	if mod.SetRet {
+		return []uint64{mod.Ret}
+	}
+	sem, err := harness.WorkloadSemantics(z.a, c.Workload)
+	if err != nil || sem.ReplacementWant == nil {
+		return nil
+	}
+	return sem.ReplacementWant(c.Args)
 }
 
 // runError turns a run that did not finish into a finding.
@@ -169,8 +208,13 @@ func (z *analyzer) control(inv *harness.Invocation) {
 
 func (z *analyzer) clobbers(inv *harness.Invocation) {
 	a := z.a
+	edited := z.callbackEdits(inv)
 	for _, i := range z.conv.keep[z.t.Role] {
-		if inv.After[i] != inv.Before[i] {
+		want := inv.Before[i]
+		if v, ok := edited[i]; ok {
+			want = v // a callback changed it through ftrace_regs / pt_regs
+		}
+		if inv.After[i] != want {
 			z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s", z.reg(i), z.roleName()),
 				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
 		}
@@ -195,6 +239,26 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			z.volKept["changed"]++
 		}
 	}
+}
+
+// callbackEdits returns the registers the entry callbacks set through the
+// frame (the last value written to each register's slot): the trampoline
+// must hand them to the traced code (ftrace_regs_set_return_value,
+// regs_set_return_value of an error injection, edited arguments).
+func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
+	if z.t.Role != trampolines.Entry || len(inv.CWrites) == 0 {
+		return nil
+	}
+	out := map[int]uint64{}
+	for _, w := range inv.CWrites {
+		if w.Caller == ftrace.CoreCaller {
+			continue
+		}
+		if sl, ok := z.a.Frame.Slot(w.Slot); ok && sl.Reg >= 0 && sl.Reg < len(z.a.Regs) {
+			out[sl.Reg] = w.Value
+		}
+	}
+	return out
 }
 
 func clobberNote(i int, v uint64) string {

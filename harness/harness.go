@@ -86,6 +86,7 @@ type Harness struct {
 	free          []*Invocation // recycled invocations (with OnCall)
 	probing       int           // invocations left to probe (-1: all)
 	probesStopped bool
+	lateOps       []*ftrace.Ops // registered by Enable after the graph path
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the
@@ -207,7 +208,11 @@ func (h *Harness) init() error {
 		if h.probing == 0 {
 			h.probing = 256
 		}
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord}); err != nil {
+		// Split: an entry trampoline that branches straight into
+		// return_to_handler (an s390x error injection after the graph hook)
+		// ends its run there, and the exit trampoline's begins.
+		split := max(h.entryUnit.Start, h.exitUnit.Start)
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
 			return err
 		}
 	}
@@ -318,7 +323,16 @@ func (h *Harness) Enable(funcs ...string) error {
 			return err
 		}
 	}
-	return h.enableGraphPath()
+	if err := h.enableGraphPath(); err != nil {
+		return err
+	}
+	for _, o := range h.lateOps {
+		if err := h.K.Ftrace.Register(o); err != nil {
+			return err
+		}
+	}
+	h.lateOps = nil
+	return nil
 }
 
 // Disable restores every call site to its NOP.

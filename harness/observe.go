@@ -84,6 +84,9 @@ type Invocation struct {
 	// FullRegs records, per kprobe-style callback run, whether
 	// arch_ftrace_get_regs returned pt_regs (true) or NULL.
 	FullRegs []bool
+	// IPMods are the redirects ip-modifying users (live patch, error
+	// injection) made in this invocation.
+	IPMods []IPMod
 
 	Calls    []HostCall
 	Reads    []Read
@@ -247,6 +250,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
 	inv.WantLink, inv.HasLink = 0, false
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
+	inv.IPMods = inv.IPMods[:0]
 	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After = regs.RegFile{}
