@@ -31,10 +31,15 @@ type analyzer struct {
 	// runs counts the invocations of the trampoline under test: the
 	// divisor of its cost per traced call.
 	runs uint64
+	// The interrupt model (interrupts.go): boundaries interrupted, those
+	// where the caller was unrecoverable, the interrupted runs' findings.
+	boundaries, unrecoverable map[uint64]bool
+	irqRuns                   []irqRun
 }
 
 func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
-	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{}}
+	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{},
+		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}
 }
 
 func (z *analyzer) reg(i int) string { return z.a.Regs[i].Name }
@@ -52,9 +57,15 @@ func (z *analyzer) roleName() string {
 // trampoline under test.
 func (z *analyzer) call(c *harness.Call) {
 	errs := z.col.errs
+	irq, irqErrs := -1, 0
 	for _, inv := range c.Invocations {
 		if inv.Role == z.t.Role {
-			z.invocation(inv)
+			if inv.Interrupted {
+				irq = z.interruptedInvocation(inv)
+				irqErrs += z.irqRuns[irq].col.errs
+			} else {
+				z.invocation(inv)
+			}
 			if !inv.Left {
 				z.cutShort = inv
 			}
@@ -62,8 +73,14 @@ func (z *analyzer) call(c *harness.Call) {
 	}
 	// A wrong result is a safety net for corruption nothing else explained:
 	// after another error in the same call it is only a consequence.
-	if !c.Done || z.col.errs != errs {
+	if !c.Done || z.col.errs != errs || irqErrs > 0 {
 		return
+	}
+	if irq >= 0 {
+		// The call had an interrupted run: what it returns is that run's.
+		main := z.col
+		z.col = z.irqRuns[irq].col
+		defer func() { z.irqRuns[irq].col, z.col = z.col, main }()
 	}
 	want := c.Want
 	if mod := lastIPMod(c); mod != nil {
@@ -116,6 +133,13 @@ func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 
 
 // runError turns a run that did not finish into a finding.
 func (z *analyzer) runError(err error) {
+	if z.cutShort != nil && z.cutShort.Interrupted && len(z.irqRuns) > 0 {
+		// The run stopped in an interrupted trampoline run: the finding
+		// is that run's (it may be the interrupt's doing).
+		main := z.col
+		z.col = z.irqRuns[len(z.irqRuns)-1].col
+		defer func() { z.irqRuns[len(z.irqRuns)-1].col, z.col = z.col, main }()
+	}
 	e, ok := emu.AsError(err)
 	if !ok {
 		z.col.add(Fault, "", "", "the run failed", err.Error())
@@ -491,6 +515,7 @@ func (z *analyzer) cacheLines(inv *harness.Invocation) {
 
 // finish adds the aggregated info findings.
 func (z *analyzer) finish() {
+	z.attributeInterrupts()
 	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
 		return
 	}

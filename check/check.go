@@ -37,7 +37,15 @@ type Config struct {
 	// Observe, when set, sees each call with its invocations before the
 	// analysis (they are recycled after, so it must copy what it keeps).
 	Observe func(c *harness.Call)
+	// NoInterrupts turns the interrupt model off (interrupts.go); with it
+	// on, a workload gets more than Calls calls when it takes more runs to
+	// interrupt every executed boundary of the trampoline under test.
+	NoInterrupts bool
 }
+
+// maxInterruptCalls bounds the extra calls a workload gets for the
+// interrupt model to visit every boundary.
+const maxInterruptCalls = 1000
 
 // callBatch is how many calls one emulator run makes.
 const callBatch = 50
@@ -93,7 +101,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	var z *analyzer
-	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
+	var irq trampolines.Role
+	if !cfg.NoInterrupts {
+		irq = cfg.Tramp.Role
+	}
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq,
 		OnCall: func(c *harness.Call) {
 			if cfg.Observe != nil {
 				cfg.Observe(c)
@@ -125,11 +137,19 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		return c
 	}
 	h.M.ResetCounts()
+	unit := h.EntryUnit()
+	if cfg.Tramp.Role == trampolines.Exit {
+		unit = h.ExitUnit()
+	}
 	// Batches of calls, each one emulator run with its own time limit: a
 	// hang is caught per batch, and a slow machine (or -race) still finishes.
-	for done := 0; done < cfg.Calls; done += callBatch {
-		n := min(callBatch, cfg.Calls-done)
+	// With interrupts on, more calls follow until every executed boundary
+	// was interrupted (each run takes the next one).
+	calls, extra := cfg.Calls, 0
+	for done := 0; done < calls; {
+		n := min(callBatch, calls-done)
 		runErr := h.RunCalls(n, gen)
+		done += n
 		if genErr != nil {
 			return res, genErr
 		}
@@ -137,17 +157,21 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			z.runError(runErr)
 			break // the machine's state is not to be trusted any more
 		}
+		if done == calls && irq != "" && extra < maxInterruptCalls {
+			if miss := z.missingBoundaries(unit); miss > 0 {
+				more := min(miss+1, maxInterruptCalls-extra)
+				calls += more
+				extra += more
+			}
+		}
 	}
 	z.finish()
 	res.Findings = z.col.findings()
 	res.OK = res.Errors() == 0
 
-	unit := h.EntryUnit()
-	if cfg.Tramp.Role == trampolines.Exit {
-		unit = h.ExitUnit()
-	}
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
 	res.Metrics = m.per(z.runs)
+	z.unwindMetrics(&res.Metrics)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {
 		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)

@@ -46,6 +46,9 @@ type WatchEvent struct {
 	Accesses []Access
 	// Tag is the guest word at WatchOptions.Tag at that moment (0 without).
 	Tag uint64
+	// Below (enter only) is the guest word just below the stack pointer
+	// as it was before the poison overwrote it.
+	Below uint64
 }
 
 // WatchAbove is how many bytes above the stack pointer a WatchEvent keeps.
@@ -276,9 +279,10 @@ type InterruptFunc func(m *Machine, pc uint64) error
 
 // Interrupts models an asynchronous interrupt at every instruction
 // boundary of the code in [lo, hi), which must lie inside the watched
-// range: each run of it (from an enter event of the watch to the next) is
-// interrupted once, before its k-th instruction, k = 0, 1, 2, ... over
-// successive runs (a run shorter than k restarts the cycle at 0), so n
+// range: every second run of it (from an enter event of the watch to the
+// next; the others stay uninterrupted, a baseline) is interrupted once,
+// before its k-th instruction, k = 0, 1, 2, ... over successive
+// interrupted runs (a run shorter than k restarts the cycle at 0), so 2n
 // runs of an n-instruction path interrupt each boundary once. At the
 // interrupt fn runs (in Go), then the depth bytes below the stack pointer
 // are overwritten with the watch's poison pattern, as the interrupt's own
@@ -314,6 +318,7 @@ func (m *Machine) DrainWatch(fn func(*WatchEvent)) (rest []Access, overflow bool
 		prev = max(prev, upto)
 		ev.Enter, ev.PC = e.enter != 0, uint64(e.pc)
 		ev.Tag = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.tag)), 8))
+		ev.Below = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.below)), 8))
 		ev.Regs = *(*regs.RegFile)(unsafe.Pointer(&e.regs[0])) // uint64_t[TM_NREGS]
 		ev.Above = nil
 		if e.above_ok != 0 {

@@ -137,6 +137,12 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	e->above_ok = above != NULL;
 	if (above)
 		memcpy(e->above, above, TM_ABOVE);
+	e->below = 0;
+	if (enter) {
+		const uint8_t *b = tm_host(m, sp - 8, 8);
+		if (b)
+			memcpy(&e->below, b, 8);
+	}
 	if (!enter || !m->poison_below)
 		return;
 	uint64_t lo = sp - m->poison_below;
@@ -295,10 +301,15 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 			tm_read_event_regs(m, addr, inside != 0);
 			tm_watch_event(m, addr, inside != 0, m->sp_index);
 			if (inside && addr >= m->irq_lo && addr < m->irq_hi) {
-				if (m->irq_runs++)
-					m->irq_target = m->irq_taken ? m->irq_target + 1 : 0;
+				// every second run is interrupted, the others are the
+				// uninterrupted baseline
+				m->irq_armed = ++m->irq_runs % 2 == 0;
+				if (m->irq_armed) {
+					if (m->irq_armed_runs++)
+						m->irq_target = m->irq_taken ? m->irq_target + 1 : 0;
+					m->irq_taken = 0;
+				}
 				m->irq_k = 0;
-				m->irq_taken = 0;
 			}
 		}
 	}
@@ -471,7 +482,7 @@ uc_err tm_trace(tm *m, uint64_t lo, uint64_t hi) {
 
 static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
-	if (m->irq_k++ != m->irq_target || m->irq_taken || !m->in_watch)
+	if (!m->irq_armed || m->irq_taken || !m->in_watch || m->irq_k++ != m->irq_target)
 		return;
 	m->irq_taken = 1;
 	tm_read_regs(m);
@@ -510,7 +521,8 @@ uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth) {
 	m->irq_depth = depth & ~7u;
 	m->irq_k = m->irq_target = 0;
 	m->irq_taken = 0;
-	m->irq_runs = 0;
+	m->irq_armed = 0;
+	m->irq_runs = m->irq_armed_runs = 0;
 	if (hi <= lo)
 		return UC_ERR_OK;
 	return uc_hook_add(m->uc, &m->h_irq, UC_HOOK_CODE, (void *)tm_irq_hook, m, lo, hi - 1);

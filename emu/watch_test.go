@@ -79,10 +79,11 @@ func TestMachineIDsAreReused(t *testing.T) {
 	}
 }
 
-// The interrupt model interrupts each run of the armed range once, at the
-// next instruction boundary each time (and again from the first when a run
-// is too short for its boundary), and overwrites the stack below sp with
-// the poison pattern after the Go callback has seen the interrupted state.
+// The interrupt model interrupts every second run of the armed range once,
+// at the next instruction boundary each time (and again from the first
+// when a run is too short for its boundary), and overwrites the stack below
+// sp with the poison pattern after the Go callback has seen the
+// interrupted state.
 func TestInterruptsVisitEveryBoundary(t *testing.T) {
 	const xor = 0x5afe000000000000
 	for _, a := range regs.Arches {
@@ -116,7 +117,9 @@ func TestInterruptsVisitEveryBoundary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runs := len(ins) + 2 // a dead run after the last boundary, then the first again
+			// every second run, a dead one after the last boundary, then
+			// the first boundary again
+			runs := 2 * (len(ins) + 2)
 			for i := 0; i < runs; i++ {
 				n := len(pcs)
 				if err := m.Call(fn, sym(t, m, "done"), stackTop(a), []uint64{1, 2}, RunOptions{}); err != nil {

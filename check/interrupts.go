@@ -1,0 +1,154 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"trampemu/asm"
+	"trampemu/harness"
+)
+
+// The interrupt model (harness.Options.Interrupts) interrupts each run of
+// the trampoline under test once, at a different instruction boundary
+// each run, overwriting the stack below sp as the interrupt's frame would
+// (harness/x86_64.go, harness/s390x.go). Two questions per boundary:
+//   - does the trampoline depend on memory below sp there? The run's
+//     findings are collected apart; an error no uninterrupted run shows is
+//     the interrupt's doing: one stack finding naming the boundary.
+//   - could the arch's unwinder find the traced function's caller there?
+//     (unrecoverable_insns)
+
+// irqRun is the findings of one interrupted run, with its boundary.
+type irqRun struct {
+	pc  uint64
+	col collector
+}
+
+// interruptedInvocation checks an interrupted run into its own collector
+// and records what the unwinder found at its boundary; it returns the
+// run's index in z.irqRuns.
+func (z *analyzer) interruptedInvocation(inv *harness.Invocation) int {
+	pc := inv.Interrupt.PC
+	z.boundaries[pc] = true
+	if ra, ok := z.callerReturn(inv); ok && !slices.Contains(inv.Interrupt.Found, ra) {
+		z.unrecoverable[pc] = true
+	}
+	main := z.col
+	z.col = collector{}
+	z.invocation(inv)
+	z.irqRuns = append(z.irqRuns, irqRun{pc: pc, col: z.col})
+	z.col = main
+	return len(z.irqRuns) - 1
+}
+
+// callerReturn is the traced function's return address into its caller:
+// the parent at the entry trampoline (x86-64 the word above ip+5, s390x
+// r14), the original return address ftrace_return_to_handler gave back at
+// the exit.
+func (z *analyzer) callerReturn(inv *harness.Invocation) (uint64, bool) {
+	a := z.a
+	if z.t.Role != inv.Role {
+		return 0, false
+	}
+	if inv.Role == "exit" {
+		return inv.WantPC, inv.WantPC != 0
+	}
+	if a.Link >= 0 {
+		return inv.Before[a.Link], true
+	}
+	if len(inv.AboveBefore) < 16 {
+		return 0, false
+	}
+	return a.Word(inv.AboveBefore[8:]), true
+}
+
+// attributeInterrupts merges the interrupted runs' findings into the
+// check's: a finding uninterrupted runs also show is counted as usual;
+// error findings only interrupted runs show become one stack finding per
+// boundary, with the first of them as its example.
+func (z *analyzer) attributeInterrupts() {
+	for _, r := range z.irqRuns {
+		var fresh *Finding
+		for _, key := range r.col.order {
+			f := r.col.byKey[key]
+			if _, seen := z.col.byKey[key]; seen || f.Severity != Error {
+				for i := 0; i < f.Count; i++ {
+					z.col.add(f.Kind, f.Slot, f.Register, f.Summary, exampleOf(f))
+				}
+				continue
+			}
+			if fresh == nil {
+				fresh = f
+			}
+		}
+		if fresh != nil {
+			z.col.add(Stack, "", "", fmt.Sprintf("%s depends on memory below sp: an interrupt at %s (%s) overwrites it",
+				z.roleName(), z.where(r.pc), z.insnText(r.pc)), fresh.Message)
+		}
+	}
+	z.irqRuns = nil
+}
+
+// exampleOf recovers the example a finding's message was built with.
+func exampleOf(f *Finding) string {
+	if len(f.Message) > len(f.Summary)+len(" (first seen: )") {
+		return f.Message[len(f.Summary)+len(" (first seen: ") : len(f.Message)-1]
+	}
+	return ""
+}
+
+func (z *analyzer) insnText(pc uint64) string {
+	im := z.h.Image
+	in, err := asm.ForImage(im).Decode(im.Bytes(pc, 16), pc)
+	if err != nil {
+		return "?"
+	}
+	return in.Text
+}
+
+// executedBoundaries lists the instructions of the trampoline under test
+// that ran (from the C block counts): the boundaries the interrupt model
+// must visit.
+func executedBoundaries(h *harness.Harness, u asm.Unit) []uint64 {
+	im := h.Image
+	d := asm.ForImage(im)
+	var out []uint64
+	for _, b := range h.M.Blocks() {
+		if b.Count == 0 || !u.Contains(b.Addr) {
+			continue
+		}
+		ins, _ := asm.Listing(im, d, b.Addr, b.Addr+uint64(b.Size))
+		for _, in := range ins {
+			out = append(out, in.Addr)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return slices.Compact(out)
+}
+
+// missingBoundaries counts the executed boundaries not interrupted yet.
+func (z *analyzer) missingBoundaries(u asm.Unit) int {
+	n := 0
+	for _, pc := range executedBoundaries(z.h, u) {
+		if !z.boundaries[pc] {
+			n++
+		}
+	}
+	return n
+}
+
+// unwindMetrics fills the interrupt-model metrics.
+func (z *analyzer) unwindMetrics(m *Metrics) {
+	m.Boundaries = len(z.boundaries)
+	m.UnrecoverableInsns = len(z.unrecoverable)
+	pcs := make([]uint64, 0, len(z.unrecoverable))
+	for pc := range z.unrecoverable {
+		pcs = append(pcs, pc)
+	}
+	slices.Sort(pcs)
+	for _, pc := range pcs {
+		m.Unrecoverable = append(m.Unrecoverable, z.where(pc))
+	}
+	m.UnrecoverablePCs = pcs
+}
