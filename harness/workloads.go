@@ -108,8 +108,8 @@ var semantics = map[string]Semantics{
 		Traced: func(a []uint64) int { return int(a[0]) + 1 },
 	},
 	"klp_target": {
-		Args:            func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
-		Want:            func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
+		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
+		Want: func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
 		Replacement:     "klp_target_new",
 		ReplacementWant: func(a []uint64) []uint64 { return []uint64{a[0] + a[1] + KLPMark} },
 	},
