@@ -47,6 +47,10 @@ type Config struct {
 // interrupt model to visit every boundary.
 const maxInterruptCalls = 1000
 
+// maxIrqRestarts bounds how often a workload's calls go on after a run
+// the modelled interrupt broke (a fault, a runaway loop).
+const maxIrqRestarts = 16
+
 // callBatch is how many calls one emulator run makes.
 const callBatch = 50
 
@@ -145,7 +149,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	// hang is caught per batch, and a slow machine (or -race) still finishes.
 	// With interrupts on, more calls follow until every executed boundary
 	// was interrupted (each run takes the next one).
-	calls, extra := cfg.Calls, 0
+	calls, extra, restarts := cfg.Calls, 0, 0
 	for done := 0; done < calls; {
 		n := min(callBatch, calls-done)
 		runErr := h.RunCalls(n, gen)
@@ -154,7 +158,16 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			return res, genErr
 		}
 		if runErr != nil {
+			irqCut := z.cutShort != nil && z.cutShort.Interrupted
 			z.runError(runErr)
+			if irqCut && restarts < maxIrqRestarts {
+				// The modelled interrupt broke the run: the finding is
+				// recorded, the next batch starts from the driver again
+				// and the model goes on to the next boundary.
+				restarts++
+				z.cutShort = nil
+				continue
+			}
 			break // the machine's state is not to be trusted any more
 		}
 		if done == calls && irq != "" && extra < maxInterruptCalls {

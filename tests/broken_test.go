@@ -48,6 +48,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"x86_entry_skips_callback.S", []check.Kind{check.Control}, nil},
 		{"x86_entry_no_rip_writeback.S", []check.Kind{check.Control}, livepatched},
 		{"x86_rth_below_sp.S", []check.Kind{check.Stack}, nil},
+		{"x86_rth_jumps_below_sp.S", []check.Kind{check.Stack}, nil},
 		{"x86_entry_ok.S", nil, nil},
 		{"x86_rth_ok.S", nil, nil},
 		{"s390x_rth_no_backchain.S", []check.Kind{check.Backchain}, nil},
