@@ -7,6 +7,7 @@ import (
 
 	"trampemu/asm"
 	"trampemu/harness"
+	"trampemu/trampolines"
 )
 
 // The interrupt model (harness.Options.Interrupts) interrupts each run of
@@ -43,24 +44,15 @@ func (z *analyzer) interruptedInvocation(inv *harness.Invocation) int {
 }
 
 // callerReturn is the traced function's return address into its caller:
-// the parent at the entry trampoline (x86-64 the word above ip+5, s390x
-// r14), the original return address ftrace_return_to_handler gave back at
-// the exit.
+// at the entry trampoline what the harness saw at the interrupt (the
+// parent, translated through the shadow stack when an outer hook already
+// replaced it), at the exit the original return address
+// ftrace_return_to_handler gave back.
 func (z *analyzer) callerReturn(inv *harness.Invocation) (uint64, bool) {
-	a := z.a
-	if z.t.Role != inv.Role {
-		return 0, false
-	}
-	if inv.Role == "exit" {
+	if inv.Role == trampolines.Exit {
 		return inv.WantPC, inv.WantPC != 0
 	}
-	if a.Link >= 0 {
-		return inv.Before[a.Link], true
-	}
-	if len(inv.AboveBefore) < 16 {
-		return 0, false
-	}
-	return a.Word(inv.AboveBefore[8:]), true
+	return inv.Interrupt.Caller, inv.Interrupt.Caller != 0
 }
 
 // attributeInterrupts merges the interrupted runs' findings into the

@@ -24,7 +24,14 @@ import (
 // &graph_idx, ip, sp); regs->gprs[14] is never consulted, so a return
 // address held only in r14 is not found.
 func init() {
-	unwinders[regs.S390X.Name] = unwinder{found: s390Found}
+	unwinders[regs.S390X.Name] = unwinder{found: s390Found, caller: s390Caller}
+}
+
+// s390Caller: r14 at entry, filed under the caller's sp (the graph entry's
+// retp is gprs[15], arch/s390/kernel/ftrace.c v6.14+).
+func s390Caller(h *Harness, inv *Invocation) (uint64, uint64) {
+	a := h.Arch
+	return inv.Before[a.Link], inv.Before[a.SP]
 }
 
 func s390Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64 {

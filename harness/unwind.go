@@ -24,6 +24,12 @@ type Interrupt struct {
 	// the shadow stack (ftrace_graph_ret_addr) where the shadow stack
 	// still knows it.
 	Found []uint64
+	// Caller (entry runs) is the traced function's return address into
+	// its caller at that moment, translated the same way: the parent, or,
+	// when an outer frame's return was hooked already (a tail call), what
+	// the shadow stack says it stands for. 0 for exit runs (the check
+	// takes ftrace_return_to_handler's answer).
+	Caller uint64
 }
 
 // unwinder is one arch's stack-unwinder rule: which return addresses it
@@ -32,6 +38,10 @@ type unwinder struct {
 	// found appends to out the return addresses an unwinder starting at
 	// an interrupt with registers r in the run inv would report.
 	found func(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64
+	// caller returns, for an entry run, the traced function's return
+	// address as the run began and the retp the shadow stack files it
+	// under.
+	caller func(h *Harness, inv *Invocation) (ra, retp uint64)
 }
 
 // unwinders by arch name, filled by the per-arch files.
@@ -59,6 +69,11 @@ func (h *Harness) onInterrupt(m *emu.Machine, pc uint64) error {
 	inv.Interrupted = true
 	inv.Interrupt.PC, inv.Interrupt.SP = pc, r[h.Arch.SP]
 	inv.Interrupt.Found = h.unwind.found(h, inv, &r, inv.Interrupt.Found[:0])
+	inv.Interrupt.Caller = 0
+	if inv.Role == trampolines.Entry {
+		ra, retp := h.unwind.caller(h, inv)
+		inv.Interrupt.Caller = h.graphRetAddr(ra, retp)
+	}
 	return nil
 }
 

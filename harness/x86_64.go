@@ -32,7 +32,17 @@ import (
 // annotated UNWIND_HINT_UNDEFINED, as return_to_handler was before v6.19,
 // is not unwound by ORC at all).
 func init() {
-	unwinders[regs.X86_64.Name] = unwinder{found: x86Found}
+	unwinders[regs.X86_64.Name] = unwinder{found: x86Found, caller: x86Caller}
+}
+
+// x86Caller: the word above ip+5, filed under its own address (the graph
+// entry's retp is the stack slot, arch/x86/kernel/ftrace.c).
+func x86Caller(h *Harness, inv *Invocation) (uint64, uint64) {
+	a := h.Arch
+	if len(inv.AboveBefore) < 16 {
+		return 0, 0
+	}
+	return a.Word(inv.AboveBefore[8:]), inv.Before[a.SP] + 8
 }
 
 func x86Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64 {
