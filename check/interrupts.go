@@ -20,6 +20,10 @@ import (
 //   - could the arch's unwinder find the traced function's caller there?
 //     (unrecoverable_insns)
 
+// BelowSPSummary is in the summary of every stack finding the interrupt
+// model makes.
+const BelowSPSummary = "depends on memory below sp"
+
 // irqRun is the findings of one interrupted run, with its boundary.
 type irqRun struct {
 	pc  uint64
@@ -75,8 +79,12 @@ func (z *analyzer) attributeInterrupts() {
 			}
 		}
 		if fresh != nil {
-			z.col.add(Stack, "", "", fmt.Sprintf("%s depends on memory below sp: an interrupt at %s (%s) overwrites it",
-				z.roleName(), z.where(r.pc), z.insnText(r.pc)), fresh.Message)
+			then := fmt.Sprintf("then %s: %s", fresh.Kind, fresh.Summary)
+			if ex := exampleOf(fresh); ex != "" {
+				then += ", " + ex
+			}
+			z.col.add(Stack, "", "", fmt.Sprintf("%s %s: an interrupt at %s (%s) overwrites it",
+				z.roleName(), BelowSPSummary, z.where(r.pc), z.insnText(r.pc)), then)
 		}
 	}
 	z.irqRuns = nil

@@ -78,6 +78,13 @@ func cmdTrace(args []string, w io.Writer) error {
 	r := rs[0]
 	u := unwind[0].Metrics
 	r.Metrics.Boundaries, r.Metrics.UnrecoverableInsns, r.Metrics.Unrecoverable = u.Boundaries, u.UnrecoverableInsns, u.Unrecoverable
+	// What only an interrupt shows (the traced call is not interrupted).
+	for _, f := range unwind[0].Findings {
+		if f.Kind == check.Stack && strings.Contains(f.Summary, check.BelowSPSummary) {
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	r.OK = r.Errors() == 0
 	notes, frames := obs.match(rec)
 	markUnrecoverable(rec, notes, u.UnrecoverablePCs)
 	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
