@@ -217,9 +217,11 @@ func (h *Harness) siteOf(fn string) uint64 {
 // FTRACE_OPS_FL_IPMODIFY filtered on the patched function, sets the
 // instruction pointer in ftrace_regs to the new function
 // (ftrace_regs_set_instruction_pointer; ftrace_instruction_pointer_set
-// before v6.8). The entry trampoline must then return there: x86-64 copies
-// RIP back over its return slot (arch/x86/kernel/ftrace_64.S), s390x
-// branches to psw.addr (arch/s390/kernel/mcount.S ftrace_common).
+// in earlier releases). The entry trampoline must then return there:
+// x86-64 copies RIP back over its return slot (arch/x86/kernel/ftrace_64.S),
+// s390x branches to psw.addr (arch/s390/kernel/mcount.S ftrace_common; the
+// v4.x form too, where live patching set psw.addr through
+// klp_arch_set_pc, arch/s390/include/asm/livepatch.h).
 func (h *Harness) installLivePatch() error {
 	site, repl := h.siteOf("klp_target"), h.sym("klp_target_new")
 	if site == 0 || repl == 0 {
@@ -238,7 +240,7 @@ func (h *Harness) installLivePatch() error {
 
 // installOverride registers an error-injection kprobe on fei_target as a
 // kprobe on ftrace runs it (arch/x86/kernel/kprobes/ftrace.c and
-// arch/s390/kernel/ftrace.c kprobe_ftrace_handler: the pre-handler gets
+// arch/s390/kernel/ftrace.c kprobe_ftrace_handler, v6.x: the pre-handler gets
 // ftrace_get_regs(fregs), nothing without full regs; kernel/fail_function.c
 // fei_kprobe_handler: regs_set_return_value, override_function_with_return,
 // return 1 so the changed ip stays). override_function_with_return emulates
