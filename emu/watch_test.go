@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -143,6 +144,43 @@ func TestInterruptsVisitEveryBoundary(t *testing.T) {
 			want = append(want, ins[0].Addr)
 			if !slices.Equal(pcs, want) {
 				t.Errorf("interrupted at %#x, want %#x", pcs, want)
+			}
+		})
+	}
+}
+
+// A split watch range is two: control going straight from the first part
+// into the second is a leave of the first and an enter of the second, and
+// without the split it is neither.
+func TestWatchSplit(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			lo, hi := sym(t, m, "split_a"), sym(t, m, "done")
+			b := sym(t, m, "split_b")
+			for _, split := range []uint64{b, 0} {
+				if err := m.Watch(lo, hi, WatchOptions{Split: split}); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Call(lo, sym(t, m, "done"), stackTop(a), nil, RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				m.DrainWatch(func(ev *WatchEvent) {
+					what := "leave"
+					if ev.Enter {
+						what = "enter"
+					}
+					got = append(got, fmt.Sprintf("%s %s", what, m.Image.Describe(ev.PC)))
+				})
+				// (the run stops at done, before a leave there)
+				want := []string{"enter split_a"}
+				if split != 0 {
+					want = []string{"enter split_a", "leave split_b", "enter split_b"}
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("split %#x: events %q, want %q", split, got, want)
+				}
 			}
 		})
 	}
