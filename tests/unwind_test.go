@@ -41,6 +41,11 @@ func TestUnwindability(t *testing.T) {
 			if m.Boundaries == 0 || m.UnrecoverableInsns != len(m.Unrecoverable) {
 				t.Fatalf("boundaries %d, unrecoverable %d %v", m.Boundaries, m.UnrecoverableInsns, m.Unrecoverable)
 			}
+			// add takes one path through the trampoline: every instruction
+			// of it is a boundary the model visited
+			if float64(m.Boundaries) != m.Instructions {
+				t.Errorf("%d boundaries visited, the path has %v instructions", m.Boundaries, m.Instructions)
+			}
 			if c.all && m.UnrecoverableInsns != m.Boundaries {
 				t.Errorf("unrecoverable at %d of %d boundaries, want all: %v", m.UnrecoverableInsns, m.Boundaries, m.Unrecoverable)
 			}
