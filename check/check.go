@@ -179,6 +179,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		}
 	}
 	z.finish()
+	if z.runs == 0 && z.col.errs == 0 {
+		// No vacuous pass: a check of code that never ran is an error.
+		z.col.add(Control, "", "", fmt.Sprintf("%s never ran on %s", z.roleName(), workload),
+			fmt.Sprintf("scenario %s has no user that reaches it (return_to_handler needs a function-graph user)", cfg.Scenario.Name))
+	}
 	res.Findings = z.col.findings()
 	res.OK = res.Errors() == 0
 
