@@ -237,6 +237,11 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		want := inv.Before[i]
 		if v, ok := edited[i]; ok {
 			want = v // a callback changed it through ftrace_regs / pt_regs
+			if inv.After[i] != want {
+				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s does not hold what a callback set in its slot", z.reg(i)),
+					fmt.Sprintf("%#x, the callback set %#x", inv.After[i], want))
+			}
+			continue
 		}
 		if inv.After[i] != want {
 			z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s", z.reg(i), z.roleName()),
