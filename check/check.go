@@ -147,8 +147,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	// Batches of calls, each one emulator run with its own time limit: a
 	// hang is caught per batch, and a slow machine (or -race) still finishes.
-	// With interrupts on, more calls follow until every executed boundary
-	// was interrupted (each run takes the next one).
+	// The Calls calls run uninterrupted (the baseline the interrupted runs'
+	// findings are compared with); with interrupts on, more calls follow,
+	// every run interrupted at the next boundary, until every executed
+	// boundary was.
+	h.SetInterrupting(false)
 	calls, extra, restarts := cfg.Calls, 0, 0
 	for done := 0; done < calls; {
 		n := min(callBatch, calls-done)
@@ -172,6 +175,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		}
 		if done == calls && irq != "" && extra < maxInterruptCalls {
 			if miss := z.missingBoundaries(unit); miss > 0 {
+				h.SetInterrupting(true)
 				more := min(miss+1, maxInterruptCalls-extra)
 				calls += more
 				extra += more

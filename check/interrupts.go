@@ -10,10 +10,12 @@ import (
 	"trampemu/trampolines"
 )
 
-// The interrupt model (harness.Options.Interrupts) interrupts each run of
-// the trampoline under test once, at a different instruction boundary
-// each run, overwriting the stack below sp as the interrupt's frame would
-// (harness/x86_64.go, harness/s390x.go). Two questions per boundary:
+// The interrupt model (harness.Options.Interrupts): after the check's
+// uninterrupted calls, more calls follow in which each run of the
+// trampoline under test is interrupted once, at the next instruction
+// boundary each run, the stack below sp overwritten as the interrupt's
+// frame would (harness/x86_64.go, harness/s390x.go). Two questions per
+// boundary:
 //   - does the trampoline depend on memory below sp there? The run's
 //     findings are collected apart; an error no uninterrupted run shows is
 //     the interrupt's doing: one stack finding naming the boundary.

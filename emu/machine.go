@@ -279,11 +279,11 @@ type InterruptFunc func(m *Machine, pc uint64) error
 
 // Interrupts models an asynchronous interrupt at every instruction
 // boundary of the code in [lo, hi), which must lie inside the watched
-// range: every second run of it (from an enter event of the watch to the
-// next; the others stay uninterrupted, a baseline) is interrupted once,
-// before its k-th instruction, k = 0, 1, 2, ... over successive
-// interrupted runs (a run shorter than k restarts the cycle at 0), so 2n
-// runs of an n-instruction path interrupt each boundary once. At the
+// range: each run of it (from an enter event of the watch to the next) is
+// interrupted once, before its k-th instruction, k = 0, 1, 2, ... over
+// successive runs (a run shorter than k restarts the cycle at 0), so n
+// runs of an n-instruction path interrupt each boundary once; while
+// SetInterrupting(false), runs go uninterrupted (a baseline). At the
 // interrupt fn runs (in Go), then the depth bytes below the stack pointer
 // are overwritten with the watch's poison pattern, as the interrupt's own
 // frame would overwrite them. One C code hook over the range, no memory
@@ -298,6 +298,15 @@ func (m *Machine) Interrupts(lo, hi uint64, depth int, fn InterruptFunc) error {
 		return m.FlushCode(lo, hi)
 	}
 	return nil
+}
+
+// SetInterrupting turns the armed interrupt model on or off from the next
+// run on (it is on after Interrupts).
+func (m *Machine) SetInterrupting(on bool) {
+	m.c.irq_on = 0
+	if on {
+		m.c.irq_on = 1
+	}
 }
 
 // DrainWatch hands every logged watch event to fn, in order, each with the

@@ -301,9 +301,7 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 			tm_read_event_regs(m, addr, inside != 0);
 			tm_watch_event(m, addr, inside != 0, m->sp_index);
 			if (inside && addr >= m->irq_lo && addr < m->irq_hi) {
-				// every second run is interrupted, the others are the
-				// uninterrupted baseline
-				m->irq_armed = ++m->irq_runs % 2 == 0;
+				m->irq_armed = m->irq_on;
 				if (m->irq_armed) {
 					if (m->irq_armed_runs++)
 						m->irq_target = m->irq_taken ? m->irq_target + 1 : 0;
@@ -522,7 +520,8 @@ uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth) {
 	m->irq_k = m->irq_target = 0;
 	m->irq_taken = 0;
 	m->irq_armed = 0;
-	m->irq_runs = m->irq_armed_runs = 0;
+	m->irq_on = 1;
+	m->irq_armed_runs = 0;
 	if (hi <= lo)
 		return UC_ERR_OK;
 	return uc_hook_add(m->uc, &m->h_irq, UC_HOOK_CODE, (void *)tm_irq_hook, m, lo, hi - 1);

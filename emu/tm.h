@@ -125,19 +125,19 @@ typedef struct tm {
 	uint32_t log_cap, log_n;
 	int log_overflow;
 
-	// interrupt model (tm_interrupts): one asynchronous interrupt in every
-	// second run of the code in [irq_lo, irq_hi) (the others are the
-	// uninterrupted baseline), before its irq_target-th instruction (0 =
-	// the first); the next interrupted run takes the next boundary, and a
-	// run too short for its target restarts the cycle at 0. The
+	// interrupt model (tm_interrupts): while irq_on, one asynchronous
+	// interrupt in every run of the code in [irq_lo, irq_hi), before its
+	// irq_target-th instruction (0 = the first); the next interrupted run
+	// takes the next boundary, and a run too short for its target
+	// restarts the cycle at 0. The
 	// interrupt calls Go (goInterrupt) and then overwrites irq_depth bytes
 	// below sp with the poison pattern of tm_watch, as the interrupt's
 	// frame would.
 	uint64_t irq_lo, irq_hi;
 	uc_hook h_irq;
 	uint32_t irq_k, irq_target, irq_depth;
-	int irq_taken, irq_armed;
-	uint64_t irq_runs, irq_armed_runs;
+	int irq_taken, irq_armed, irq_on;
+	uint64_t irq_armed_runs;
 } tm;
 
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);

@@ -80,11 +80,11 @@ func TestMachineIDsAreReused(t *testing.T) {
 	}
 }
 
-// The interrupt model interrupts every second run of the armed range once,
-// at the next instruction boundary each time (and again from the first
-// when a run is too short for its boundary), and overwrites the stack below
-// sp with the poison pattern after the Go callback has seen the
-// interrupted state.
+// The interrupt model interrupts each run of the armed range once, at the
+// next instruction boundary each time (and again from the first when a run
+// is too short for its boundary), and overwrites the stack below sp with
+// the poison pattern after the Go callback has seen the interrupted state;
+// switched off, it leaves the runs alone.
 func TestInterruptsVisitEveryBoundary(t *testing.T) {
 	const xor = 0x5afe000000000000
 	for _, a := range regs.Arches {
@@ -118,10 +118,11 @@ func TestInterruptsVisitEveryBoundary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// every second run, a dead one after the last boundary, then
-			// the first boundary again
-			runs := 2 * (len(ins) + 2)
+			// a dead run after the last boundary, then the first boundary
+			// again; then two runs switched off
+			runs := len(ins) + 4
 			for i := 0; i < runs; i++ {
+				m.SetInterrupting(i < runs-2)
 				n := len(pcs)
 				if err := m.Call(fn, sym(t, m, "done"), stackTop(a), []uint64{1, 2}, RunOptions{}); err != nil {
 					t.Fatal(err)

@@ -57,6 +57,14 @@ func (h *Harness) armInterrupts(role trampolines.Role) error {
 	return h.M.Interrupts(u.Start, u.End, InterruptDepth, h.onInterrupt)
 }
 
+// SetInterrupting turns the interrupt model (Options.Interrupts) on or off
+// for the runs that follow; it is on after Start.
+func (h *Harness) SetInterrupting(on bool) {
+	if h.Opts.Interrupts != "" {
+		h.M.SetInterrupting(on)
+	}
+}
+
 // onInterrupt records the interrupted state in the current run; the C side
 // then overwrites the stack below sp.
 func (h *Harness) onInterrupt(m *emu.Machine, pc uint64) error {
