@@ -176,7 +176,10 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		if done == calls && irq != "" && extra < maxInterruptCalls {
 			if miss := z.missingBoundaries(unit); miss > 0 {
 				h.SetInterrupting(true)
-				more := min(miss+1, maxInterruptCalls-extra)
+				// Each run takes one boundary: enough calls for miss+1
+				// runs at the runs per call seen so far.
+				perCall := max(int(z.runs)/done, 1)
+				more := min((miss+perCall)/perCall, maxInterruptCalls-extra)
 				calls += more
 				extra += more
 			}
