@@ -145,3 +145,33 @@ func TestUserFileErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBelowSPNeedsTheInterruptModel: the trampolines that keep data below
+// sp pass every other check (they ran "ok" before the model existed); only
+// the modelled interrupt catches them.
+func TestBelowSPNeedsTheInterruptModel(t *testing.T) {
+	for _, file := range []string{"x86_rth_below_sp.S", "x86_rth_jumps_below_sp.S", "s390x_rth_below_sp.S"} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			arch := regs.X86_64
+			if strings.HasPrefix(file, "s390x") {
+				arch = regs.S390X
+			}
+			tr, err := harness.FromFile(arch, filepath.Join("testdata/broken", file), trampolines.Exit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, irq := range []bool{false, true} {
+				for _, r := range runCheck(t, check.Config{Arch: arch, Tramp: tr, Workloads: []string{"add", "fib"}, Calls: 3, Seed: 3, NoInterrupts: !irq}) {
+					want := []check.Kind(nil)
+					if irq {
+						want = []check.Kind{check.Stack}
+					}
+					if got := errorKinds(r); !slices.Equal(got, want) {
+						t.Errorf("interrupts %v, %s: error kinds %s, want %s%s", irq, r.Workload, kindsText(got), kindsText(want), findings(r))
+					}
+				}
+			}
+		})
+	}
+}
