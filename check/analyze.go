@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"trampemu/emu"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -29,10 +31,15 @@ type analyzer struct {
 	// runs counts the invocations of the trampoline under test: the
 	// divisor of its cost per traced call.
 	runs uint64
+	// The interrupt model (interrupts.go): boundaries interrupted, those
+	// where the caller was unrecoverable, the interrupted runs' findings.
+	boundaries, unrecoverable map[uint64]bool
+	irqRuns                   []irqRun
 }
 
 func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
-	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{}}
+	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{},
+		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}
 }
 
 func (z *analyzer) reg(i int) string { return z.a.Regs[i].Name }
@@ -50,9 +57,15 @@ func (z *analyzer) roleName() string {
 // trampoline under test.
 func (z *analyzer) call(c *harness.Call) {
 	errs := z.col.errs
+	irq, irqErrs := -1, 0
 	for _, inv := range c.Invocations {
 		if inv.Role == z.t.Role {
-			z.invocation(inv)
+			if inv.Interrupted {
+				irq = z.interruptedInvocation(inv)
+				irqErrs += z.irqRuns[irq].col.errs
+			} else {
+				z.invocation(inv)
+			}
 			if !inv.Left {
 				z.cutShort = inv
 			}
@@ -60,10 +73,27 @@ func (z *analyzer) call(c *harness.Call) {
 	}
 	// A wrong result is a safety net for corruption nothing else explained:
 	// after another error in the same call it is only a consequence.
-	if !c.Done || z.col.errs != errs {
+	if !c.Done || z.col.errs != errs || irqErrs > 0 {
 		return
 	}
-	for i, want := range c.Want {
+	if irq >= 0 {
+		// The call had an interrupted run: what it returns is that run's.
+		main := z.col
+		z.col = z.irqRuns[irq].col
+		defer func() { z.irqRuns[irq].col, z.col = z.col, main }()
+	}
+	want := c.Want
+	if mod := lastIPMod(c); mod != nil {
+		if w := z.redirectedWant(c, mod); w != nil {
+			want = w
+		}
+		if !slices.Equal(c.Results, want) && slices.Equal(c.Results, c.Want) {
+			z.col.add(Control, "", "", fmt.Sprintf("%s's original body ran although %s redirected it", c.Workload, mod.User),
+				fmt.Sprintf("returned %#x, the function's own result; redirected to %s, which returns %#x", c.Results[0], z.where(mod.To), want[0]))
+			return
+		}
+	}
+	for i, want := range want {
 		if i < len(c.Results) && c.Results[i] != want {
 			reg := ""
 			if !c.InMemory && i < len(z.a.Ret) {
@@ -75,8 +105,41 @@ func (z *analyzer) call(c *harness.Call) {
 	}
 }
 
+// lastIPMod returns the last redirect an ip-modifying user made at the
+// entry of the call's traced function, or nil.
+func lastIPMod(c *harness.Call) *harness.IPMod {
+	var mod *harness.IPMod
+	for _, inv := range c.Invocations {
+		if inv.Role == trampolines.Entry && len(inv.IPMods) > 0 {
+			mod = &inv.IPMods[len(inv.IPMods)-1]
+		}
+	}
+	return mod
+}
+
+// redirectedWant is what a call must return once a user redirected its
+// traced function: the injected value of an error injection, or the
+// live-patch replacement's result (nil when the workload has none).
+func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 {
+	if mod.SetRet {
+		return []uint64{mod.Ret}
+	}
+	sem, err := harness.WorkloadSemantics(z.a, c.Workload)
+	if err != nil || sem.ReplacementWant == nil {
+		return nil
+	}
+	return sem.ReplacementWant(c.Args)
+}
+
 // runError turns a run that did not finish into a finding.
 func (z *analyzer) runError(err error) {
+	if z.cutShort != nil && z.cutShort.Interrupted && len(z.irqRuns) > 0 {
+		// The run stopped in an interrupted trampoline run: the finding
+		// is that run's (it may be the interrupt's doing).
+		main := z.col
+		z.col = z.irqRuns[len(z.irqRuns)-1].col
+		defer func() { z.irqRuns[len(z.irqRuns)-1].col, z.col = z.col, main }()
+	}
 	e, ok := emu.AsError(err)
 	if !ok {
 		z.col.add(Fault, "", "", "the run failed", err.Error())
@@ -169,8 +232,18 @@ func (z *analyzer) control(inv *harness.Invocation) {
 
 func (z *analyzer) clobbers(inv *harness.Invocation) {
 	a := z.a
+	edited := z.callbackEdits(inv)
 	for _, i := range z.conv.keep[z.t.Role] {
-		if inv.After[i] != inv.Before[i] {
+		want := inv.Before[i]
+		if v, ok := edited[i]; ok {
+			want = v // a callback changed it through ftrace_regs / pt_regs
+			if inv.After[i] != want {
+				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s does not hold what a callback set in its slot", z.reg(i)),
+					fmt.Sprintf("%#x, the callback set %#x", inv.After[i], want))
+			}
+			continue
+		}
+		if inv.After[i] != want {
 			z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s", z.reg(i), z.roleName()),
 				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
 		}
@@ -195,6 +268,26 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			z.volKept["changed"]++
 		}
 	}
+}
+
+// callbackEdits returns the registers the entry callbacks set through the
+// frame (the last value written to each register's slot): the trampoline
+// must hand them to the traced code (ftrace_regs_set_return_value,
+// regs_set_return_value of an error injection, edited arguments).
+func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
+	if z.t.Role != trampolines.Entry || len(inv.CWrites) == 0 {
+		return nil
+	}
+	out := map[int]uint64{}
+	for _, w := range inv.CWrites {
+		if w.Caller == ftrace.CoreCaller {
+			continue
+		}
+		if sl, ok := z.a.Frame.Slot(w.Slot); ok && sl.Reg >= 0 && sl.Reg < len(z.a.Regs) {
+			out[sl.Reg] = w.Value
+		}
+	}
+	return out
 }
 
 func clobberNote(i int, v uint64) string {
@@ -428,6 +521,7 @@ func (z *analyzer) cacheLines(inv *harness.Invocation) {
 // finish adds the aggregated info findings.
 func (z *analyzer) finish() {
 	z.ran()
+	z.attributeInterrupts()
 	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
 		return
 	}

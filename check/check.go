@@ -37,7 +37,19 @@ type Config struct {
 	// Observe, when set, sees each call with its invocations before the
 	// analysis (they are recycled after, so it must copy what it keeps).
 	Observe func(c *harness.Call)
+	// NoInterrupts turns the interrupt model off (interrupts.go); with it
+	// on, a workload gets more than Calls calls when it takes more runs to
+	// interrupt every executed boundary of the trampoline under test.
+	NoInterrupts bool
 }
+
+// maxInterruptCalls bounds the extra calls a workload gets for the
+// interrupt model to visit every boundary.
+const maxInterruptCalls = 1000
+
+// maxIrqRestarts bounds how often a workload's calls go on after a run
+// the modelled interrupt broke (a fault, a runaway loop).
+const maxIrqRestarts = 16
 
 // callBatch is how many calls one emulator run makes.
 const callBatch = 50
@@ -96,7 +108,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
 	}
 	var z *analyzer
-	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
+	var irq trampolines.Role
+	if !cfg.NoInterrupts {
+		irq = cfg.Tramp.Role
+	}
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq,
 		OnCall: func(c *harness.Call) {
 			if cfg.Observe != nil {
 				cfg.Observe(c)
@@ -124,17 +140,45 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		return c
 	}
 	h.M.ResetCounts()
+	unit := h.MeasureUnit(cfg.Tramp)
 	// Batches of calls, each one emulator run with its own time limit: a
 	// hang is caught per batch, and a slow machine (or -race) still finishes.
-	for done := 0; done < cfg.Calls; done += callBatch {
-		n := min(callBatch, cfg.Calls-done)
+	// The Calls calls run uninterrupted (the baseline the interrupted runs'
+	// findings are compared with); with interrupts on, more calls follow,
+	// every run interrupted at the next boundary, until every executed
+	// boundary was.
+	h.SetInterrupting(false)
+	calls, extra, restarts := cfg.Calls, 0, 0
+	for done := 0; done < calls; {
+		n := min(callBatch, calls-done)
 		runErr := h.RunCalls(n, gen)
+		done += n
 		if genErr != nil {
 			return res, genErr
 		}
 		if runErr != nil {
+			irqCut := z.cutShort != nil && z.cutShort.Interrupted
 			z.runError(runErr)
+			if irqCut && restarts < maxIrqRestarts {
+				// The modelled interrupt broke the run: the finding is
+				// recorded, the next batch starts from the driver again
+				// and the model goes on to the next boundary.
+				restarts++
+				z.cutShort = nil
+				continue
+			}
 			break // the machine's state is not to be trusted any more
+		}
+		if done == calls && irq != "" && extra < maxInterruptCalls {
+			if miss := z.missingBoundaries(unit); miss > 0 {
+				h.SetInterrupting(true)
+				// Each run takes one boundary: enough calls for miss+1
+				// runs at the runs per call seen so far.
+				perCall := max(int(z.runs)/done, 1)
+				more := min((miss+perCall)/perCall, maxInterruptCalls-extra)
+				calls += more
+				extra += more
+			}
 		}
 	}
 	// An instruction the tool cannot describe matters where it ran (a whole
@@ -154,7 +198,6 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res.Findings = z.col.findings()
 	res.OK = res.Errors() == 0
 
-	unit := h.MeasureUnit(cfg.Tramp)
 	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
 	if cfg.Tramp.Measure != "" && m.Instructions == 0 {
 		res.Findings = append(res.Findings, Finding{Kind: Control, Severity: Control.Severity(), Count: 1,
@@ -162,6 +205,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		res.OK = false
 	}
 	res.Metrics = m.per(z.runs)
+	z.unwindMetrics(&res.Metrics)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {
 		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)

@@ -98,6 +98,15 @@ type Metrics struct {
 	Calls uint64 `json:"calls"`
 	// Written lists the ftrace_regs slots the trampoline's code filled.
 	Written []string `json:"written,omitempty"`
+	// Boundaries is how many instruction boundaries of the trampoline the
+	// interrupt model interrupted (each executed one at least once);
+	// UnrecoverableInsns how many of them the arch's unwinder could not
+	// find the traced function's caller at, and Unrecoverable those
+	// instructions (symbol+offset; UnrecoverablePCs their addresses).
+	Boundaries         int      `json:"boundaries"`
+	UnrecoverableInsns int      `json:"unrecoverable_insns"`
+	Unrecoverable      []string `json:"unrecoverable,omitempty"`
+	UnrecoverablePCs   []uint64 `json:"-"`
 }
 
 // Result is the outcome for one (variant, workload, scenario).

@@ -60,6 +60,34 @@ func nameOf(h *hostFunc) string {
 	return h.name
 }
 
+//export goInterrupt
+func goInterrupt(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
+	m := machineByID(uintptr(h))
+	m.inCallback = true
+	m.memFault = nil
+	defer func() {
+		m.inCallback = false
+		if r := recover(); r != nil {
+			m.cbErr = fmt.Errorf("interrupt at %#x panicked: %v\n%s", uint64(addr), r, debug.Stack())
+			m.cbPC = uint64(addr)
+			stop = 1
+		}
+	}()
+	if m.interrupt == nil {
+		return 0
+	}
+	err := m.interrupt(m, uint64(addr))
+	if err == nil && m.memFault != nil {
+		err = fmt.Errorf("guest memory fault: %w", m.memFault)
+	}
+	if err != nil {
+		m.cbErr = fmt.Errorf("interrupt at %#x: %w", uint64(addr), err)
+		m.cbPC = uint64(addr)
+		return 1
+	}
+	return 0
+}
+
 //export goWatchFull
 func goWatchFull(h C.uintptr_t) {
 	m := machineByID(uintptr(h))

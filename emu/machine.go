@@ -46,6 +46,9 @@ type WatchEvent struct {
 	Accesses []Access
 	// Tag is the guest word at WatchOptions.Tag at that moment (0 without).
 	Tag uint64
+	// Below (enter only) is the guest word just below the stack pointer
+	// as it was before the poison overwrote it.
+	Below uint64
 }
 
 // WatchAbove is how many bytes above the stack pointer a WatchEvent keeps.
@@ -79,6 +82,7 @@ type Machine struct {
 	dis       asm.Disassembler
 	watchFull func() // drains the watch log when it fills
 	tracer    Tracer // see Trace
+	interrupt InterruptFunc
 	accbuf    []Access
 	wev       WatchEvent
 
@@ -237,6 +241,10 @@ type WatchOptions struct {
 	// (WatchEvent.Tag): a driver that makes many calls in one emulator run
 	// keeps there what names the current call.
 	Tag uint64
+	// Split, when inside (lo, hi), divides the range in two: control going
+	// straight from one part into the other is a leave and then an enter
+	// (e.g. an entry trampoline that branches into the exit trampoline).
+	Split uint64
 }
 
 // Watch logs an event (registers, the stack above sp, the tag word) in C
@@ -253,13 +261,51 @@ func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
 	if m.Arch.BigEndian {
 		big = 1
 	}
-	switch C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big), C.uint64_t(o.Tag)) {
+	switch C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint64_t(o.Split), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big), C.uint64_t(o.Tag)) {
 	case 0:
 		return nil
 	case -2:
 		return fmt.Errorf("emu: watch tag %#x is not in %s guest memory", o.Tag, m.Arch.Name)
 	default:
 		return errors.New("emu: out of memory for the watch log")
+	}
+}
+
+// InterruptFunc runs when the interrupt model interrupts a run at the
+// instruction boundary before pc; Regs and memory are the interrupted
+// state (the registers must not be changed). A returned error stops the run
+// as a host function's error does.
+type InterruptFunc func(m *Machine, pc uint64) error
+
+// Interrupts models an asynchronous interrupt at every instruction
+// boundary of the code in [lo, hi), which must lie inside the watched
+// range: each run of it (from an enter event of the watch to the next) is
+// interrupted once, before its k-th instruction, k = 0, 1, 2, ... over
+// successive runs (a run shorter than k restarts the cycle at 0), so n
+// runs of an n-instruction path interrupt each boundary once; while
+// SetInterrupting(false), runs go uninterrupted (a baseline). At the
+// interrupt fn runs (in Go), then the depth bytes below the stack pointer
+// are overwritten with the watch's poison pattern, as the interrupt's own
+// frame would overwrite them. One C code hook over the range, no memory
+// hook. Call it before the code first runs; it flushes the range's
+// translations. A zero range turns it off.
+func (m *Machine) Interrupts(lo, hi uint64, depth int, fn InterruptFunc) error {
+	m.interrupt = fn
+	if err := ucCheck(C.tm_interrupts(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint32_t(depth))); err != nil {
+		return fmt.Errorf("emu: arming interrupts on %#x-%#x: %w", lo, hi, err)
+	}
+	if hi > lo {
+		return m.FlushCode(lo, hi)
+	}
+	return nil
+}
+
+// SetInterrupting turns the armed interrupt model on or off from the next
+// run on (it is on after Interrupts).
+func (m *Machine) SetInterrupting(on bool) {
+	m.c.irq_on = 0
+	if on {
+		m.c.irq_on = 1
 	}
 }
 
@@ -281,6 +327,7 @@ func (m *Machine) DrainWatch(fn func(*WatchEvent)) (rest []Access, overflow bool
 		prev = max(prev, upto)
 		ev.Enter, ev.PC = e.enter != 0, uint64(e.pc)
 		ev.Tag = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.tag)), 8))
+		ev.Below = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.below)), 8))
 		ev.Regs = *(*regs.RegFile)(unsafe.Pointer(&e.regs[0])) // uint64_t[TM_NREGS]
 		ev.Above = nil
 		if e.above_ok != 0 {

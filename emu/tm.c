@@ -82,7 +82,7 @@ static uint8_t *tm_host(tm *m, uint64_t addr, uint64_t n) {
 // tm_block_hook); lo == hi turns it off. Each event carries the guest word
 // at tag (0: none), e.g. which call of a batch the guest is making.
 // Returns -1 when out of memory, -2 when tag is not in guest memory.
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag) {
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag) {
 	const uint8_t *tag_host = NULL;
 	if (tag) {
 		tag_host = tm_host(m, tag, 8);
@@ -97,6 +97,7 @@ int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t po
 	}
 	m->watch_lo = lo;
 	m->watch_hi = hi;
+	m->watch_mid = mid > lo && mid < hi ? mid : 0;
 	m->watching = hi > lo;
 	m->poison_below = poison_below & ~7u;
 	m->poison_xor = poison_xor;
@@ -136,6 +137,12 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	e->above_ok = above != NULL;
 	if (above)
 		memcpy(e->above, above, TM_ABOVE);
+	e->below = 0;
+	if (enter) {
+		const uint8_t *b = tm_host(m, sp - 8, 8);
+		if (b)
+			memcpy(&e->below, b, 8);
+	}
 	if (!enter || !m->poison_below)
 		return;
 	uint64_t lo = sp - m->poison_below;
@@ -279,12 +286,29 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 	if (m->counting)
 		b->count++;
 	if (m->watching) {
-		int inside = addr >= m->watch_lo && addr < m->watch_hi;
+		int inside = 0;
+		if (addr >= m->watch_lo && addr < m->watch_hi)
+			inside = m->watch_mid && addr >= m->watch_mid ? 2 : 1;
 		int stub = addr >= m->stub_lo && addr < m->stub_hi;
 		if (inside != m->in_watch && (inside || !stub)) {
+			if (inside && m->in_watch) {
+				// straight from one watched range into the other: the
+				// first run left, a new one enters
+				tm_read_event_regs(m, addr, 0);
+				tm_watch_event(m, addr, 0, m->sp_index);
+			}
 			m->in_watch = inside;
-			tm_read_event_regs(m, addr, inside);
-			tm_watch_event(m, addr, inside, m->sp_index);
+			tm_read_event_regs(m, addr, inside != 0);
+			tm_watch_event(m, addr, inside != 0, m->sp_index);
+			if (inside && addr >= m->irq_lo && addr < m->irq_hi) {
+				m->irq_armed = m->irq_on;
+				if (m->irq_armed) {
+					if (m->irq_armed_runs++)
+						m->irq_target = m->irq_taken ? m->irq_target + 1 : 0;
+					m->irq_taken = 0;
+				}
+				m->irq_k = 0;
+			}
 		}
 	}
 	if (m->insns > m->insn_limit) {
@@ -452,6 +476,55 @@ uc_err tm_trace(tm *m, uint64_t lo, uint64_t hi) {
 	if (hi <= lo)
 		return UC_ERR_OK;
 	return uc_hook_add(m->uc, &m->h_trace, UC_HOOK_CODE, (void *)tm_trace_hook, m, lo, hi - 1);
+}
+
+static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm *m = user;
+	if (!m->irq_armed || m->irq_taken || !m->in_watch || m->irq_k++ != m->irq_target)
+		return;
+	m->irq_taken = 1;
+	tm_read_regs(m);
+	m->regs[TM_PC] = addr;
+	int stop = goInterrupt(m->handle, addr);
+	tm_write_dirty(m);
+	if (stop) {
+		m->stop = TM_STOP_GO;
+		uc_emu_stop(uc);
+		return;
+	}
+	uint64_t sp = m->regs[m->sp_index];
+	uint64_t lo = (sp - m->irq_depth) & ~7ULL;
+	uint64_t *below = (uint64_t *)tm_host(m, lo, sp - lo);
+	if (!below || !m->irq_depth)
+		return;
+	for (uint64_t i = 0; i < (sp - lo) / 8; i++) {
+		uint64_t a = lo + 8 * i;
+		uint64_t v = m->poison_xor ^ (a & 0x0000ffffffffffffULL);
+		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
+	}
+}
+
+// tm_interrupts arms the interrupt model on [lo, hi) (lo == hi: off). The
+// range must lie inside the watched range (runs are counted at its enter
+// events); call it before the code first runs, and flush its translations.
+uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth) {
+	if (m->h_irq) {
+		uc_err err = uc_hook_del(m->uc, m->h_irq);
+		m->h_irq = 0;
+		if (err != UC_ERR_OK)
+			return err;
+	}
+	m->irq_lo = lo;
+	m->irq_hi = hi;
+	m->irq_depth = depth & ~7u;
+	m->irq_k = m->irq_target = 0;
+	m->irq_taken = 0;
+	m->irq_armed = 0;
+	m->irq_on = 1;
+	m->irq_armed_runs = 0;
+	if (hi <= lo)
+		return UC_ERR_OK;
+	return uc_hook_add(m->uc, &m->h_irq, UC_HOOK_CODE, (void *)tm_irq_hook, m, lo, hi - 1);
 }
 
 uc_err tm_set_probes(tm *m, uint64_t lo, uint64_t hi, const tm_probe *probes, uint32_t n) {

@@ -35,6 +35,7 @@ typedef struct tm_wevent {
 	uint32_t pad;
 	uint64_t pc;
 	uint64_t tag; // the guest word at tag_host at that moment, raw bytes
+	uint64_t below; // enter: the guest word just below sp before the poison, raw bytes
 	uint64_t regs[TM_NREGS];
 	uint8_t above[TM_ABOVE];
 } tm_wevent;
@@ -79,8 +80,9 @@ typedef struct tm {
 	tm_block *blocks; // open addressing on (addr, size)
 	uint32_t cap, n;
 
-	int watching, in_watch;
+	int watching, in_watch; // in_watch: 0 outside, 1 below watch_mid, 2 at or above it
 	uint64_t watch_lo, watch_hi;
+	uint64_t watch_mid; // 0, or where a second watched range starts: crossing it is a leave and an enter
 	// on enter, the poison_below bytes below sp get the pattern
 	// poison_xor ^ (address & 0xffffffffffff) per word (big_endian: s390x)
 	uint32_t poison_below;
@@ -122,13 +124,28 @@ typedef struct tm {
 	tm_access *log;
 	uint32_t log_cap, log_n;
 	int log_overflow;
+
+	// interrupt model (tm_interrupts): while irq_on, one asynchronous
+	// interrupt in every run of the code in [irq_lo, irq_hi), before its
+	// irq_target-th instruction (0 = the first); the next interrupted run
+	// takes the next boundary, and a run too short for its target
+	// restarts the cycle at 0. The
+	// interrupt calls Go (goInterrupt) and then overwrites irq_depth bytes
+	// below sp with the poison pattern of tm_watch, as the interrupt's
+	// frame would.
+	uint64_t irq_lo, irq_hi;
+	uc_hook h_irq;
+	uint32_t irq_k, irq_target, irq_depth;
+	int irq_taken, irq_armed, irq_on;
+	uint64_t irq_armed_runs;
 } tm;
 
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);
 void tm_free(tm *m);
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
+uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
 uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);

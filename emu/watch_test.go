@@ -1,9 +1,12 @@
 package emu
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"trampemu/asm"
 	"trampemu/regs"
 )
 
@@ -72,6 +75,113 @@ func TestMachineIDsAreReused(t *testing.T) {
 			}
 			if r := m3.Reg(a.Ret[0]); r != 43 {
 				t.Errorf("guest returned %d, want 43", r)
+			}
+		})
+	}
+}
+
+// The interrupt model interrupts each run of the armed range once, at the
+// next instruction boundary each time (and again from the first when a run
+// is too short for its boundary), and overwrites the stack below sp with
+// the poison pattern after the Go callback has seen the interrupted state;
+// switched off, it leaves the runs alone.
+func TestInterruptsVisitEveryBoundary(t *testing.T) {
+	const xor = 0x5afe000000000000
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			if err := m.Bind("host_add", func(m *Machine) error { m.SetReturn(m.Arg(0) + m.Arg(1)); return nil }, true); err != nil {
+				t.Fatal(err)
+			}
+			fn, end, ok := m.Image.FuncRange("guest_add")
+			if !ok {
+				t.Fatal("no guest_add")
+			}
+			ins, err := asm.Listing(m.Image, asm.ForImage(m.Image), fn, end)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Watch(fn, end, WatchOptions{PoisonXor: xor}); err != nil {
+				t.Fatal(err)
+			}
+			var pcs, sps []uint64
+			err = m.Interrupts(fn, end, 64, func(m *Machine, pc uint64) error {
+				r := m.Regs()
+				if r[a.PC] != pc {
+					t.Errorf("interrupt at %#x: regs say pc %#x", pc, r[a.PC])
+				}
+				sp := r[a.SP]
+				pcs, sps = append(pcs, pc), append(sps, sp)
+				m.WriteWord(sp-40, 0x1234) // the interrupt's frame must overwrite it
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// a dead run after the last boundary, then the first boundary
+			// again; then two runs switched off
+			runs := len(ins) + 4
+			for i := 0; i < runs; i++ {
+				m.SetInterrupting(i < runs-2)
+				n := len(pcs)
+				if err := m.Call(fn, sym(t, m, "done"), stackTop(a), []uint64{1, 2}, RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if r := m.Reg(a.Ret[0]); r != 4 {
+					t.Fatalf("run %d: guest_add returned %d, want 4", i, r)
+				}
+				m.DrainWatch(func(*WatchEvent) {})
+				if len(pcs) > n {
+					addr := sps[n] - 40
+					if got, want := m.ReadWord(addr), uint64(xor)^(addr&0xffffffffffff); got != want {
+						t.Errorf("run %d: the word below sp holds %#x after the interrupt, want the poison %#x", i, got, want)
+					}
+				}
+			}
+			var want []uint64
+			for _, in := range ins {
+				want = append(want, in.Addr)
+			}
+			want = append(want, ins[0].Addr)
+			if !slices.Equal(pcs, want) {
+				t.Errorf("interrupted at %#x, want %#x", pcs, want)
+			}
+		})
+	}
+}
+
+// A split watch range is two: control going straight from the first part
+// into the second is a leave of the first and an enter of the second, and
+// without the split it is neither.
+func TestWatchSplit(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			lo, hi := sym(t, m, "split_a"), sym(t, m, "done")
+			b := sym(t, m, "split_b")
+			for _, split := range []uint64{b, 0} {
+				if err := m.Watch(lo, hi, WatchOptions{Split: split}); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Call(lo, sym(t, m, "done"), stackTop(a), nil, RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				m.DrainWatch(func(ev *WatchEvent) {
+					what := "leave"
+					if ev.Enter {
+						what = "enter"
+					}
+					got = append(got, fmt.Sprintf("%s %s", what, m.Image.Describe(ev.PC)))
+				})
+				// (the run stops at done, before a leave there)
+				want := []string{"enter split_a"}
+				if split != 0 {
+					want = []string{"enter split_a", "leave split_b", "enter split_b"}
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("split %#x: events %q, want %q", split, got, want)
+				}
 			}
 		})
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	// accesses logged (the probes cost every trampoline instruction a
 	// helper call; a trampoline's accesses repeat); 0 means 256, -1 all.
 	ProbeBudget int
+	// Interrupts, when set (with Checks), models an asynchronous interrupt
+	// at an instruction boundary of every run of that role's trampoline,
+	// a different boundary each run (unwind.go).
+	Interrupts trampolines.Role
 	// OnCall, when set, is called as each call of RunChecked completes (and
 	// for a call cut short by a failed run), with its invocations; they are
 	// recycled after it returns, so it must not keep them. Without OnCall,
@@ -86,6 +90,8 @@ type Harness struct {
 	free          []*Invocation // recycled invocations (with OnCall)
 	probing       int           // invocations left to probe (-1: all)
 	probesStopped bool
+	lateOps       []*ftrace.Ops // registered by Enable after the graph path
+	unwind        unwinder      // the arch's unwinder rule (interrupts on)
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the
@@ -207,8 +213,17 @@ func (h *Harness) init() error {
 		if h.probing == 0 {
 			h.probing = 256
 		}
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord}); err != nil {
+		// Split: an entry trampoline that branches straight into
+		// return_to_handler (an s390x error injection after the graph hook)
+		// ends its run there, and the exit trampoline's begins.
+		split := max(h.entryUnit.Start, h.exitUnit.Start)
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
 			return err
+		}
+		if h.Opts.Interrupts != "" {
+			if err := h.armInterrupts(h.Opts.Interrupts); err != nil {
+				return err
+			}
 		}
 	}
 	m.SetCounting(true)
@@ -318,7 +333,16 @@ func (h *Harness) Enable(funcs ...string) error {
 			return err
 		}
 	}
-	return h.enableGraphPath()
+	if err := h.enableGraphPath(); err != nil {
+		return err
+	}
+	for _, o := range h.lateOps {
+		if err := h.K.Ftrace.Register(o); err != nil {
+			return err
+		}
+	}
+	h.lateOps = nil
+	return nil
 }
 
 // Disable restores every call site to its NOP.

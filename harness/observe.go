@@ -84,6 +84,17 @@ type Invocation struct {
 	// FullRegs records, per kprobe-style callback run, whether
 	// arch_ftrace_get_regs returned pt_regs (true) or NULL.
 	FullRegs []bool
+	// IPMods are the redirects ip-modifying users (live patch, error
+	// injection) made in this invocation.
+	IPMods []IPMod
+	// Interrupted says the interrupt model interrupted this run
+	// (Options.Interrupts); Interrupt is what it saw.
+	Interrupted bool
+	Interrupt   Interrupt
+	// BelowEntry is the word just below the entry sp before the stack
+	// below it was poisoned (x86-64 return_to_handler: the slot the
+	// traced function's ret popped, still holding return_to_handler).
+	BelowEntry uint64
 
 	Calls    []HostCall
 	Reads    []Read
@@ -247,6 +258,9 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
 	inv.WantLink, inv.HasLink = 0, false
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
+	inv.IPMods = inv.IPMods[:0]
+	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
+	inv.Interrupt.Caller, inv.BelowEntry = 0, 0
 	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After = regs.RegFile{}
@@ -291,7 +305,7 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	// An invocation still open here entered again without a leave: it
 	// stays cut short (Left false).
 	inv := h.newInvocation()
-	inv.EnterPC, inv.Before = ev.PC, ev.Regs
+	inv.EnterPC, inv.Before, inv.BelowEntry = ev.PC, ev.Regs, ev.Below
 	if h.probing != 0 {
 		inv.Probed = true
 		if h.probing > 0 {

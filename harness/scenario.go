@@ -28,16 +28,23 @@ type Scenario struct {
 	// Direct makes the kprobe-style user set a direct trampoline
 	// (arch_ftrace_set_direct_caller).
 	Direct bool
+	// LivePatch registers a live patch of klp_target: an IPMODIFY ops that
+	// redirects it to klp_target_new through the instruction pointer in
+	// ftrace_regs.
+	LivePatch bool
+	// Override registers an error-injection kprobe on fei_target: it makes
+	// the function return FaultInjected without running its body.
+	Override bool
 }
 
 // Scenarios are the built-in scenarios; "default" is what check runs.
 var Scenarios = []Scenario{
-	{Name: "default", Doc: "function tracer; graph user reading the return value and frame pointer; kprobe-style full-regs user",
-		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp"}, Regs: true},
+	{Name: "default", Doc: "function tracer; graph user reading the return value and frame pointer; kprobe-style full-regs user; a live patch of klp_target; an error-injection kprobe on fei_target",
+		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp"}, Regs: true, LivePatch: true, Override: true},
 	{Name: "ret-arg0", Doc: "default, and the return callback also reads argument 0",
-		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp", "arg0"}, Regs: true},
+		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp", "arg0"}, Regs: true, LivePatch: true, Override: true},
 	{Name: "ret-arg1", Doc: "default, and the return callback also reads argument 1",
-		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp", "arg1"}, Regs: true},
+		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp", "arg1"}, Regs: true, LivePatch: true, Override: true},
 	{Name: "ret-args", Doc: "a return callback that reads the return value, frame pointer, stack pointer and every argument",
 		Graph: true, GraphRetReads: []string{"retval", "fp", "sp", "arg0", "arg1", "arg2", "arg3", "arg4", "arg5"}},
 	{Name: "entry-args", Doc: "an entry callback reading ip, sp, frame pointer and every argument (fprobe-style)",
@@ -48,6 +55,8 @@ var Scenarios = []Scenario{
 	{Name: "graph", Doc: "function-graph user only (reads return value and frame pointer)", Graph: true, GraphRetReads: []string{"retval", "fp"}},
 	{Name: "regs", Doc: "kprobe-style full-regs user only", Regs: true},
 	{Name: "direct", Doc: "kprobe-style user that sends the call through a direct trampoline", Regs: true, Direct: true},
+	{Name: "livepatch", Doc: "a live patch only: klp_target redirected to klp_target_new (klp_ftrace_handler)", LivePatch: true},
+	{Name: "kprobe-override", Doc: "an error-injection kprobe on ftrace only: fei_target returns -ENOMEM unrun (fei_kprobe_handler, override_function_with_return)", Override: true},
 }
 
 // FindScenario looks a scenario up; the error lists the valid names.
@@ -147,6 +156,23 @@ func (h *Harness) Install(s Scenario) error {
 			return err
 		}
 	}
+	if s.LivePatch || s.Override {
+		if v := h.Setup.Entry.Variant; v != nil && v.NoIPModify {
+			// The kernel would send these functions through
+			// ftrace_regs_caller (see trampolines.Variant.NoIPModify).
+			s.LivePatch, s.Override = false, false
+		}
+	}
+	if s.LivePatch {
+		if err := h.installLivePatch(); err != nil {
+			return err
+		}
+	}
+	if s.Override && (h.Setup.Entry.Variant == nil || !h.Setup.Entry.Variant.NoFullRegs) {
+		if err := h.installOverride(); err != nil {
+			return err
+		}
+	}
 	if s.Graph {
 		if err := k.Graph.Register(&ftrace.GraphOps{Name: "graph",
 			EntryFunc: func(*ftrace.Graph, *ftrace.GraphEnt, *ftrace.GraphOps, *regs.Frame) bool { return true },
@@ -162,5 +188,109 @@ func (h *Harness) Install(s Scenario) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// IPMod is what an ip-modifying user did to one traced call: where it
+// sent the entry trampoline (To) and, for an error injection, the return
+// value it set (Ret, SetRet).
+type IPMod struct {
+	User   string
+	To     uint64
+	Ret    uint64
+	SetRet bool
+}
+
+// siteOf returns the call-site address (the ip callbacks get) of a traced
+// function, 0 when it has none.
+func (h *Harness) siteOf(fn string) uint64 {
+	for _, s := range h.Sites {
+		if s.Func == fn {
+			return s.Addr
+		}
+	}
+	return 0
+}
+
+// installLivePatch registers a live patch of klp_target as
+// kernel/livepatch/patch.c does (v5.11+): klp_ftrace_handler, an ops with
+// FTRACE_OPS_FL_IPMODIFY filtered on the patched function, sets the
+// instruction pointer in ftrace_regs to the new function
+// (ftrace_regs_set_instruction_pointer; ftrace_instruction_pointer_set
+// in earlier releases). The entry trampoline must then return there:
+// x86-64 copies RIP back over its return slot (arch/x86/kernel/ftrace_64.S),
+// s390x branches to psw.addr (arch/s390/kernel/mcount.S ftrace_common; the
+// v4.x form too, where live patching set psw.addr through
+// klp_arch_set_pc, arch/s390/include/asm/livepatch.h).
+func (h *Harness) installLivePatch() error {
+	site, repl := h.siteOf("klp_target"), h.sym("klp_target_new")
+	if site == 0 || repl == 0 {
+		return fmt.Errorf("live patch: the image has no klp_target call site or no klp_target_new")
+	}
+	return h.K.Ftrace.Register(&ftrace.Ops{Name: "livepatch", Filter: func(ip uint64) bool { return ip == site },
+		Func: func(ip, parent uint64, _ *ftrace.Ops, f *regs.Frame) {
+			if !f.SetInstructionPointer(repl) {
+				return
+			}
+			if inv := h.inv; inv != nil {
+				inv.IPMods = append(inv.IPMods, IPMod{User: "livepatch", To: repl})
+			}
+		}})
+}
+
+// installOverride registers an error-injection kprobe on fei_target as a
+// kprobe on ftrace runs it (arch/x86/kernel/kprobes/ftrace.c and
+// arch/s390/kernel/ftrace.c kprobe_ftrace_handler, v6.x: the pre-handler gets
+// ftrace_get_regs(fregs), nothing without full regs; kernel/fail_function.c
+// fei_kprobe_handler: regs_set_return_value, override_function_with_return,
+// return 1 so the changed ip stays). override_function_with_return emulates
+// a return (arch/x86/lib/error-inject.c: regs->ip = just_return_func, a
+// bare ret; arch/s390/lib/error-inject.c: psw.addr = gprs[14]): on an arch
+// with a link register the ip becomes its saved value, else the landing
+// pad.
+func (h *Harness) installOverride() error {
+	a := h.Arch
+	site := h.siteOf("fei_target")
+	if site == 0 {
+		return fmt.Errorf("error injection: the image has no fei_target call site")
+	}
+	pad := h.sym("just_return_func")
+	link := ""
+	if a.Link >= 0 {
+		for _, sl := range a.Frame.Slots {
+			if sl.Reg == a.Link {
+				link = sl.Name
+			}
+		}
+	}
+	if link == "" && pad == 0 {
+		return fmt.Errorf("error injection: the image has no just_return_func")
+	}
+	// Registered by Enable after the graph path: it runs after
+	// ftrace_graph_func, so on s390x it reads the gprs[14] the graph
+	// tracer already pointed at return_to_handler and the traced call's
+	// shadow-stack frame is popped by the return it emulates (run before,
+	// it would return past the hooked r14 and leave the frame behind).
+	h.lateOps = append(h.lateOps, &ftrace.Ops{Name: "kprobe-override", Filter: func(ip uint64) bool { return ip == site },
+		Func: func(ip, parent uint64, _ *ftrace.Ops, f *regs.Frame) {
+			r := f.GetRegs()
+			if r == nil {
+				return // kprobe_ftrace_handler: no pt_regs, no probe
+			}
+			to := pad
+			if link != "" {
+				v, ok := r.Get(link)
+				if !ok {
+					return
+				}
+				to = v
+			}
+			if !r.SetReturnValue(FaultInjected) || !r.SetInstructionPointer(to) {
+				return
+			}
+			if inv := h.inv; inv != nil {
+				inv.IPMods = append(inv.IPMods, IPMod{User: "kprobe-override", To: to, Ret: FaultInjected, SetRet: true})
+			}
+		}})
 	return nil
 }

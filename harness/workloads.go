@@ -25,7 +25,20 @@ type Semantics struct {
 	// Traced is how many traced calls one call makes (for shadow-stack
 	// counts): fib(n) makes fib-count(n) calls.
 	Traced func(args []uint64) int
+	// Replacement is the live-patch replacement's symbol and what it
+	// returns (klp_target only).
+	Replacement     string
+	ReplacementWant func(args []uint64) []uint64
 }
+
+// KLPMark is what klp_target_new adds to a + b (0x6b6c70, "klp"): a live
+// patch's result cannot be mistaken for the original body's.
+const KLPMark = 0x6b6c70
+
+// FaultInjected is the return value the error-injection kprobe user
+// injects (-ENOMEM, as kernel/fail_function.c's default retval for an
+// ERRNO-type function might be set to).
+const FaultInjected = ^uint64(12 - 1) // -ENOMEM
 
 func one(_ []uint64) int { return 1 }
 
@@ -93,6 +106,16 @@ var semantics = map[string]Semantics{
 		Args:   func(r *rand.Rand) []uint64 { return []uint64{ChainDepth} },
 		Want:   func(a []uint64) []uint64 { return []uint64{a[0]} },
 		Traced: func(a []uint64) int { return int(a[0]) + 1 },
+	},
+	"klp_target": {
+		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
+		Want: func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
+		Replacement:     "klp_target_new",
+		ReplacementWant: func(a []uint64) []uint64 { return []uint64{a[0] + a[1] + KLPMark} },
+	},
+	"fei_target": {
+		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
+		Want: func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
 	},
 	// lib/test_fprobe.c: div_factor = 3, the argument is above it.
 	"fprobe_selftest_target": {

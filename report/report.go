@@ -27,11 +27,11 @@ func WriteJSON(w io.Writer, v any) error {
 // every finding under its row's name.
 func CheckTable(w io.Writer, rs []check.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tSLOTS FILLED")
+	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tUNWIND LOST\tSLOTS FILLED")
 	for _, r := range rs {
 		m := r.Metrics
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
-			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, strings.Join(m.Written, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
+			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, unwindText(m), strings.Join(m.Written, " "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -46,6 +46,16 @@ func CheckTable(w io.Writer, rs []check.Result) error {
 		}
 	}
 	return nil
+}
+
+// unwindText is "unrecoverable/boundaries": at how many of the
+// instruction boundaries the interrupt model visited the arch's unwinder
+// could not find the traced function's caller ("-" with interrupts off).
+func unwindText(m check.Metrics) string {
+	if m.Boundaries == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", m.UnrecoverableInsns, m.Boundaries)
 }
 
 func resultText(r check.Result) string {
@@ -79,11 +89,11 @@ func num(v float64) string {
 // SummaryTable renders one row per variant.
 func SummaryTable(w io.Writer, ss []check.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tNS/CALL\tWRITTEN")
+	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\tNS/CALL\tWRITTEN")
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
 			num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes), s.Metrics.StackBytes,
-			speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
+			unwindText(s.Metrics), speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
 	}
 	return tw.Flush()
 }
@@ -137,15 +147,16 @@ func Markdown(w io.Writer, title string, ss []check.Summary, notes []string) err
 		// No time column: one emulated timing per variant moves by 2x from
 		// run to run; the emulator's speed is reported per arch, with
 		// repeats (EmulationTable).
-		fmt.Fprintln(w, "| variant | models | paired with | result | insns | loads | stores | bytes stored | cache lines | stack | slots the asm fills |")
-		fmt.Fprintln(w, "|---|---|---|---|--:|--:|--:|--:|--:|--:|---|")
+		fmt.Fprintln(w, "| variant | models | paired with | result | insns | loads | stores | bytes stored | cache lines | stack | unwind lost | slots the asm fills |")
+		fmt.Fprintln(w, "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
 		for _, s := range groups[k] {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", s.Variant, s.Model, s.Pair, verdict(s),
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n", s.Variant, s.Model, s.Pair, verdict(s),
 				num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes),
-				num(s.Metrics.CacheLines), s.Metrics.StackBytes, strings.Join(s.Metrics.Written, " "))
+				num(s.Metrics.CacheLines), s.Metrics.StackBytes, unwindText(s.Metrics), strings.Join(s.Metrics.Written, " "))
 		}
 		fmt.Fprintln(w)
 	}
+	unwindSection(w, ss)
 	fmt.Fprintln(w, "## Findings")
 	fmt.Fprintln(w)
 	for _, s := range ss {
@@ -163,6 +174,32 @@ func Markdown(w io.Writer, title string, ss []check.Summary, notes []string) err
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// unwindSection lists, per variant, the instructions at which the arch's
+// unwinder could not find the traced function's caller: on the add
+// workload, and on the workload with the most.
+func unwindSection(w io.Writer, ss []check.Summary) {
+	fmt.Fprintln(w, "## Unwindability at every instruction boundary")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "An interrupt at each boundary of each trampoline: could the arch's unwinder (x86-64 ORC, s390x back chain) find the traced function's caller there? \"unwind lost\" above is unrecoverable/boundaries on the add workload.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| arch | role | variant | boundaries | unrecoverable (add) | worst workload | unrecoverable there | instructions (add) |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|---|")
+	for _, s := range ss {
+		worst := check.Result{}
+		for _, r := range s.Results {
+			if worst.Workload == "" || r.Metrics.UnrecoverableInsns > worst.Metrics.UnrecoverableInsns {
+				worst = r
+			}
+		}
+		if s.Metrics.Boundaries == 0 && worst.Metrics.Boundaries == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %d | %s |\n", s.Arch, s.Role, s.Variant, s.Metrics.Boundaries,
+			s.Metrics.UnrecoverableInsns, worst.Workload, worst.Metrics.UnrecoverableInsns, strings.Join(s.Metrics.Unrecoverable, " "))
+	}
+	fmt.Fprintln(w)
 }
 
 // findingLines merges a summary's findings over workloads: one line per

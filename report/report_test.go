@@ -22,7 +22,8 @@ func sample() []check.Summary {
 	}
 	res := func(arch, variant, role, wl string, fs ...check.Finding) check.Result {
 		r := check.Result{Arch: arch, Variant: variant, Role: role, Pair: "p", Workload: wl, Scenario: "default", Findings: fs,
-			Metrics: check.Metrics{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48, StackBytes: 176, Calls: 8, Written: []string{"RBP", "RAX", "RDX"}}}
+			Metrics: check.Metrics{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48, StackBytes: 176, Calls: 8, Written: []string{"RBP", "RAX", "RDX"},
+				Boundaries: 13, UnrecoverableInsns: 2, Unrecoverable: []string{"return_to_handler", "return_to_handler+0x32"}}}
 		r.OK = r.Errors() == 0
 		return r
 	}
@@ -38,7 +39,8 @@ func sample() []check.Summary {
 			Metrics: check.Metrics{Instructions: 15, Loads: 3, Stores: 7.5, StackBytes: 184}},
 		{Arch: "s390x", Variant: "rth-merged", Role: "exit", Model: "v6.14+", Pair: "ftrace_caller", Kernel: true,
 			Results: []check.Result{res("s390x", "rth-merged", "exit", "add", kept)},
-			Metrics: check.Metrics{Instructions: 12, Loads: 1, Stores: 4, StoreBytes: 56, StackBytes: 352, Written: []string{"gprs[2]", "gprs[15]"}}},
+			Metrics: check.Metrics{Instructions: 12, Loads: 1, Stores: 4, StoreBytes: 56, StackBytes: 352, Written: []string{"gprs[2]", "gprs[15]"},
+				Boundaries: 12, UnrecoverableInsns: 1, Unrecoverable: []string{"return_to_handler+0xe"}}},
 	}
 }
 

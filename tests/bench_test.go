@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"syscall"
 	"testing"
 
 	"trampemu/check"
@@ -72,18 +73,70 @@ func BenchmarkTracedCall(b *testing.B) {
 // BenchmarkCheck/<arch>/<variant>: what `trampemu check` costs per traced
 // call: the checked run with every observation and the analysis into
 // findings (add workload, default scenario), machine set-up included.
+// interrupts-off leaves the interrupt model out (every run interrupted at
+// one boundary costs a Go call and a poison of the stack below sp).
 func BenchmarkCheck(b *testing.B) {
 	for _, a := range regs.Arches {
 		for _, name := range []string{"ftrace_caller", "rth-merged"} {
-			b.Run(a.Name+"/"+name, func(b *testing.B) {
-				tr := variant(b, a, name)
-				rs := runCheck(b, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: b.N, Seed: 1})
-				if !rs[0].OK {
-					b.Fatalf("findings: %s", findings(rs[0]))
+			for _, irq := range []bool{true, false} {
+				sub := a.Name + "/" + name + "/interrupts-on"
+				if !irq {
+					sub = a.Name + "/" + name + "/interrupts-off"
 				}
-				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				b.ReportMetric(ns, "ns/checkedcall")
-				b.ReportMetric(1e9/ns, "checkedcalls/s")
+				b.Run(sub, func(b *testing.B) {
+					tr := variant(b, a, name)
+					runCheck(b, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: 1, NoInterrupts: true}) // build once
+					b.ResetTimer()
+					rs := runCheck(b, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: b.N, Seed: 1, NoInterrupts: !irq})
+					if !rs[0].OK {
+						b.Fatalf("findings: %s", findings(rs[0]))
+					}
+					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(ns, "ns/checkedcall")
+					b.ReportMetric(1e9/ns, "checkedcalls/s")
+				})
+			}
+		}
+	}
+}
+
+// cpuSeconds is the process's user and system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkDefaultCheck/<arch>/interrupts-{on,off}: what the default
+// `trampemu check --arch A` costs: every registry variant of the arch on
+// every workload, 8 calls each (more with interrupts on, until every
+// boundary was interrupted), machine set-ups included. Reports seconds per
+// whole check.
+func BenchmarkDefaultCheck(b *testing.B) {
+	for _, a := range regs.Arches {
+		for _, irq := range []bool{true, false} {
+			sub := a.Name + "/interrupts-on"
+			if !irq {
+				sub = a.Name + "/interrupts-off"
+			}
+			b.Run(sub, func(b *testing.B) {
+				// Assemble and link every pairing first (the image cache):
+				// the figure is the check's, not the assembler's.
+				for _, v := range harness.VariantsOf(a, "") {
+					runCheck(b, check.Config{Arch: a, Tramp: variant(b, a, v.Name), Workloads: []string{"add"}, Calls: 1, NoInterrupts: true})
+				}
+				b.ResetTimer()
+				cpu0 := cpuSeconds()
+				for i := 0; i < b.N; i++ {
+					for _, v := range harness.VariantsOf(a, "") {
+						runCheck(b, check.Config{Arch: a, Tramp: variant(b, a, v.Name), Seed: 1, NoInterrupts: !irq})
+					}
+				}
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+				// CPU time too: on a shared machine it varies less than the clock.
+				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/check")
 			})
 		}
 	}

@@ -77,6 +77,15 @@ type Variant struct {
 	// NoFullRegs marks an entry variant from before kprobes on ftrace and
 	// arch_ftrace_get_regs: scenarios leave out the full-regs user for it.
 	NoFullRegs bool
+	// NoIPModify marks an entry variant whose callbacks get no registers
+	// (x86-64 v5.10 ftrace_caller passes regs = NULL): an ip-modifying ops
+	// (live patching, kprobes) then needs FTRACE_OPS_FL_SAVE_REGS, which
+	// sends its functions through ftrace_regs_caller instead
+	// (kernel/livepatch/patch.c v5.10 klp_patch_func sets
+	// FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY; kernel/trace/ftrace.c
+	// v5.10 ftrace_get_addr_new returns FTRACE_REGS_ADDR for a record with
+	// FTRACE_FL_REGS), so scenarios leave the ip-modifying users out for it.
+	NoIPModify bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -113,10 +122,10 @@ var Variants = []Variant{
 		Pair: "rth-fixed", Graph: GraphViaOps},
 	{Name: "ftrace_caller-v5.10", Arch: "x86_64", Role: Entry, Model: "v5.10 (regs = NULL, ftrace_graph_caller)",
 		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaCaller},
+		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 	{Name: "ftrace_caller-v5.10-fp", Arch: "x86_64", Role: Entry, Model: "v5.10, CONFIG_FRAME_POINTER",
 		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaCaller},
+		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 
 	// ---- x86-64 exit ----
 	{Name: "rth-legacy", Arch: "x86_64", Role: Exit, Model: "<= v6.4", File: "x86_64/rth_legacy.S",
@@ -206,4 +215,6 @@ var Workloads = []Workload{
 	{Name: "chain", Symbol: "chain", Doc: "a 130-deep chain of traced calls"},
 	{Name: "fprobe_selftest_target", Symbol: "fprobe_selftest_target", Doc: "v / 3 (lib/test_fprobe.c target)"},
 	{Name: "fprobe_selftest_target2", Symbol: "fprobe_selftest_target2", Doc: "v / 3 + 1 (lib/test_fprobe.c target2)"},
+	{Name: "klp_target", Symbol: "klp_target", Doc: "a + b; live-patched (scenarios with a live patch) to klp_target_new = a + b + 0x6b6c70"},
+	{Name: "fei_target", Symbol: "fei_target", Doc: "a + b; an error-injection kprobe (scenarios with one) makes it return -ENOMEM unrun"},
 }

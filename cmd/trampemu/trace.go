@@ -61,6 +61,16 @@ func cmdTrace(args []string, w io.Writer) error {
 		return err
 	}
 	cfg := check.Config{Arch: a, Tramp: t, Partner: &partner, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
+	// First the interrupt model alone (its calls are not traced): at which
+	// instructions an unwinder would lose the traced function's caller.
+	unwind, err := check.Run(cfg)
+	if err != nil {
+		if *pick.file != "" {
+			return usageError{err.Error()}
+		}
+		return err
+	}
+	cfg.NoInterrupts = true // the traced call: one call, not interrupted
 	var rec *trace.Recorder
 	var im *asm.Image
 	obs := &observed{}
@@ -85,6 +95,15 @@ func cmdTrace(args []string, w io.Writer) error {
 		return err
 	}
 	r := rs[0]
+	u := unwind[0].Metrics
+	r.Metrics.Boundaries, r.Metrics.UnrecoverableInsns, r.Metrics.Unrecoverable = u.Boundaries, u.UnrecoverableInsns, u.Unrecoverable
+	// What only an interrupt shows (the traced call is not interrupted).
+	for _, f := range unwind[0].Findings {
+		if f.Kind == check.Stack && strings.Contains(f.Summary, check.BelowSPSummary) {
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	r.OK = r.Errors() == 0
 	if *format == formatFunctionGraph {
 		fmt.Fprintf(w, "# trampemu trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
 		if err := glog.Render(w); err != nil {
@@ -96,6 +115,7 @@ func cmdTrace(args []string, w io.Writer) error {
 		return nil
 	}
 	notes, frames := obs.match(rec)
+	markUnrecoverable(rec, notes, u.UnrecoverablePCs)
 	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
 	if *asJSON {
 		err = report.WriteJSON(w, traceJSON{Result: r, Steps: rec.JSON(opt), Dropped: rec.Dropped})
@@ -109,6 +129,21 @@ func cmdTrace(args []string, w io.Writer) error {
 		return errFindings
 	}
 	return nil
+}
+
+// markUnrecoverable notes, under every traced instruction at which the
+// interrupt model found the traced function's caller unrecoverable, that
+// an unwinder interrupted there loses it.
+func markUnrecoverable(rec *trace.Recorder, notes map[int][]string, pcs []uint64) {
+	lost := map[uint64]bool{}
+	for _, pc := range pcs {
+		lost[pc] = true
+	}
+	for i, s := range rec.Steps {
+		if s.Host == "" && lost[s.PC] {
+			notes[i] = append(notes[i], "UNWIND LOST: an interrupt before this instruction leaves the unwinder without the traced function's caller")
+		}
+	}
 }
 
 // traceJSON is what trampemu trace --json prints: the check result of the
@@ -128,6 +163,9 @@ func renderTrace(w io.Writer, arch string, r check.Result, rec *trace.Recorder, 
 	}
 	if err := rec.Render(w, opt); err != nil {
 		return err
+	}
+	if m := r.Metrics; m.Boundaries > 0 {
+		fmt.Fprintf(w, "unwind: the caller is unrecoverable at %d of %d instruction boundaries (marked UNWIND LOST)\n", m.UnrecoverableInsns, m.Boundaries)
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(w, "findings: none")

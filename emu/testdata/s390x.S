@@ -53,6 +53,14 @@ SYM_FUNC_START(spin)
 1:	j	1b
 SYM_FUNC_END(spin)
 
+SYM_FUNC_START(split_a)			/* a branch straight into split_b */
+	jg	split_b
+SYM_FUNC_END(split_a)
+
+SYM_FUNC_START(split_b)
+	br	%r14
+SYM_FUNC_END(split_b)
+
 SYM_CODE_START(done)
 	nopr	%r7
 SYM_CODE_END(done)

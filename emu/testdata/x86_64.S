@@ -46,6 +46,14 @@ SYM_FUNC_START(spin)
 1:	jmp	1b
 SYM_FUNC_END(spin)
 
+SYM_FUNC_START(split_a)			/* a branch straight into split_b */
+	jmp	split_b
+SYM_FUNC_END(split_a)
+
+SYM_FUNC_START(split_b)
+	RET
+SYM_FUNC_END(split_b)
+
 SYM_CODE_START(done)
 	nop
 SYM_CODE_END(done)

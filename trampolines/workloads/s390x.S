@@ -140,3 +140,34 @@ SYM_FUNC_START(fprobe_selftest_target2)
 	aghi	%r2,1
 	br	%r14
 SYM_FUNC_END(fprobe_selftest_target2)
+
+/*
+ * long klp_target(long a, long b) = a + b, and its live-patch replacement
+ * klp_target_new(a, b) = a + b + 0x6b6c70 ("klp"): a callback in the
+ * manner of klp_ftrace_handler (kernel/livepatch/patch.c, v5.11+) sets
+ * psw.addr in ftrace_regs to klp_target_new, and the entry trampoline must
+ * branch there instead of into klp_target's body. Not traced itself.
+ */
+SYM_FUNC_START(klp_target)
+	FENTRY
+	agr	%r2,%r3
+	br	%r14
+SYM_FUNC_END(klp_target)
+
+SYM_FUNC_START(klp_target_new)
+	agr	%r2,%r3
+	agfi	%r2,0x6b6c70
+	br	%r14
+SYM_FUNC_END(klp_target_new)
+
+/*
+ * long fei_target(long a, long b) = a + b: the target of an error-injection
+ * kprobe on ftrace (kernel/fail_function.c fei_kprobe_handler); on s390x
+ * override_function_with_return sets psw.addr = gprs[14], "br %r14"
+ * emulated (arch/s390/lib/error-inject.c).
+ */
+SYM_FUNC_START(fei_target)
+	FENTRY
+	agr	%r2,%r3
+	br	%r14
+SYM_FUNC_END(fei_target)

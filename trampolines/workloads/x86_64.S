@@ -136,3 +136,40 @@ SYM_FUNC_START(fprobe_selftest_target2)
 	incq	%rax
 	RET
 SYM_FUNC_END(fprobe_selftest_target2)
+
+/*
+ * long klp_target(long a, long b) = a + b, and its live-patch replacement
+ * klp_target_new(a, b) = a + b + 0x6b6c70 ("klp"): a callback in the
+ * manner of klp_ftrace_handler (kernel/livepatch/patch.c, v5.11+) sets the
+ * instruction pointer in ftrace_regs to klp_target_new, and the entry
+ * trampoline must return there instead of into klp_target's body. The
+ * replacement is not traced (no call site), like a patch module's function
+ * reached through the redirect.
+ */
+SYM_FUNC_START(klp_target)
+	FENTRY
+	leaq	(%rdi,%rsi), %rax
+	RET
+SYM_FUNC_END(klp_target)
+
+SYM_FUNC_START(klp_target_new)
+	leaq	0x6b6c70(%rdi,%rsi), %rax
+	RET
+SYM_FUNC_END(klp_target_new)
+
+/*
+ * long fei_target(long a, long b) = a + b: the target of an error-injection
+ * kprobe on ftrace (kernel/fail_function.c fei_kprobe_handler: set the
+ * return value, override_function_with_return). just_return_func is the
+ * x86-64 landing pad override_function_with_return points regs->ip at
+ * (arch/x86/lib/error-inject.c): a bare return.
+ */
+SYM_FUNC_START(fei_target)
+	FENTRY
+	leaq	(%rdi,%rsi), %rax
+	RET
+SYM_FUNC_END(fei_target)
+
+SYM_FUNC_START(just_return_func)
+	RET
+SYM_FUNC_END(just_return_func)

@@ -1,0 +1,156 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"trampemu/asm"
+	"trampemu/harness"
+	"trampemu/trampolines"
+)
+
+// The interrupt model (harness.Options.Interrupts): after the check's
+// uninterrupted calls, more calls follow in which each run of the
+// trampoline under test is interrupted once, at the next instruction
+// boundary each run, the stack below sp overwritten as the interrupt's
+// frame would (harness/x86_64.go, harness/s390x.go). Two questions per
+// boundary:
+//   - does the trampoline depend on memory below sp there? The run's
+//     findings are collected apart; an error no uninterrupted run shows is
+//     the interrupt's doing: one stack finding naming the boundary.
+//   - could the arch's unwinder find the traced function's caller there?
+//     (unrecoverable_insns)
+
+// BelowSPSummary is in the summary of every stack finding the interrupt
+// model makes.
+const BelowSPSummary = "depends on memory below sp"
+
+// irqRun is the findings of one interrupted run, with its boundary.
+type irqRun struct {
+	pc  uint64
+	col collector
+}
+
+// interruptedInvocation checks an interrupted run into its own collector
+// and records what the unwinder found at its boundary; it returns the
+// run's index in z.irqRuns.
+func (z *analyzer) interruptedInvocation(inv *harness.Invocation) int {
+	pc := inv.Interrupt.PC
+	z.boundaries[pc] = true
+	if ra, ok := z.callerReturn(inv); ok && !slices.Contains(inv.Interrupt.Found, ra) {
+		z.unrecoverable[pc] = true
+	}
+	main := z.col
+	z.col = collector{}
+	z.invocation(inv)
+	z.irqRuns = append(z.irqRuns, irqRun{pc: pc, col: z.col})
+	z.col = main
+	return len(z.irqRuns) - 1
+}
+
+// callerReturn is the traced function's return address into its caller:
+// at the entry trampoline what the harness saw at the interrupt (the
+// parent, translated through the shadow stack when an outer hook already
+// replaced it), at the exit the original return address
+// ftrace_return_to_handler gave back.
+func (z *analyzer) callerReturn(inv *harness.Invocation) (uint64, bool) {
+	if inv.Role == trampolines.Exit {
+		return inv.WantPC, inv.WantPC != 0
+	}
+	return inv.Interrupt.Caller, inv.Interrupt.Caller != 0
+}
+
+// attributeInterrupts merges the interrupted runs' findings into the
+// check's: a finding uninterrupted runs also show is counted as usual;
+// error findings only interrupted runs show become one stack finding per
+// boundary, with the first of them as its example.
+func (z *analyzer) attributeInterrupts() {
+	for _, r := range z.irqRuns {
+		var fresh *Finding
+		for _, key := range r.col.order {
+			f := r.col.byKey[key]
+			if _, seen := z.col.byKey[key]; seen || f.Severity != Error {
+				for i := 0; i < f.Count; i++ {
+					z.col.add(f.Kind, f.Slot, f.Register, f.Summary, exampleOf(f))
+				}
+				continue
+			}
+			if fresh == nil {
+				fresh = f
+			}
+		}
+		if fresh != nil {
+			then := fmt.Sprintf("then %s: %s", fresh.Kind, fresh.Summary)
+			if ex := exampleOf(fresh); ex != "" {
+				then += ", " + ex
+			}
+			z.col.add(Stack, "", "", fmt.Sprintf("%s %s: an interrupt at %s (%s) overwrites it",
+				z.roleName(), BelowSPSummary, z.where(r.pc), z.insnText(r.pc)), then)
+		}
+	}
+	z.irqRuns = nil
+}
+
+// exampleOf recovers the example a finding's message was built with.
+func exampleOf(f *Finding) string {
+	if len(f.Message) > len(f.Summary)+len(" (first seen: )") {
+		return f.Message[len(f.Summary)+len(" (first seen: ") : len(f.Message)-1]
+	}
+	return ""
+}
+
+func (z *analyzer) insnText(pc uint64) string {
+	im := z.h.Image
+	in, err := asm.ForImage(im).Decode(im.Bytes(pc, 16), pc)
+	if err != nil {
+		return "?"
+	}
+	return in.Text
+}
+
+// executedBoundaries lists the instructions of the trampoline under test
+// that ran (from the C block counts): the boundaries the interrupt model
+// must visit.
+func executedBoundaries(h *harness.Harness, u asm.Unit) []uint64 {
+	im := h.Image
+	d := asm.ForImage(im)
+	var out []uint64
+	for _, b := range h.M.Blocks() {
+		if b.Count == 0 || !u.Contains(b.Addr) {
+			continue
+		}
+		ins, _ := asm.Listing(im, d, b.Addr, b.Addr+uint64(b.Size))
+		for _, in := range ins {
+			out = append(out, in.Addr)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return slices.Compact(out)
+}
+
+// missingBoundaries counts the executed boundaries not interrupted yet.
+func (z *analyzer) missingBoundaries(u asm.Unit) int {
+	n := 0
+	for _, pc := range executedBoundaries(z.h, u) {
+		if !z.boundaries[pc] {
+			n++
+		}
+	}
+	return n
+}
+
+// unwindMetrics fills the interrupt-model metrics.
+func (z *analyzer) unwindMetrics(m *Metrics) {
+	m.Boundaries = len(z.boundaries)
+	m.UnrecoverableInsns = len(z.unrecoverable)
+	pcs := make([]uint64, 0, len(z.unrecoverable))
+	for pc := range z.unrecoverable {
+		pcs = append(pcs, pc)
+	}
+	slices.Sort(pcs)
+	for _, pc := range pcs {
+		m.Unrecoverable = append(m.Unrecoverable, z.where(pc))
+	}
+	m.UnrecoverablePCs = pcs
+}

@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// x86-64 interrupts and unwinding.
+//
+// An interrupt or exception in kernel mode (no IST stack) pushes its frame
+// onto the current stack below rsp (Intel SDM vol. 3, 6.14.2 "64-Bit Mode
+// Stack Frame": rsp aligned down to 16, then SS, RSP, RFLAGS, CS, RIP and
+// an error code), and the entry code pushes pt_regs below that
+// (arch/x86/entry/entry_64.S idtentry, PUSH_AND_CLEAR_REGS, v6.x). The
+// kernel is built with -mno-red-zone (arch/x86/Makefile): no code may keep
+// anything below rsp.
+//
+// The unwinder is ORC (arch/x86/kernel/unwind_orc.c, v6.x): at an interrupt
+// it starts from the pt_regs the entry code saved, taking only ip, sp and
+// bp from them (unwind_next_frame, case ORC_TYPE_REGS), and finds each
+// return address on the stack at its frame's CFA - 8, translating
+// return_to_handler with ftrace_graph_ret_addr(task, &graph_idx, ra,
+// addr_p), the stack address it was found at. No other register ever
+// supplies a return address, and a copy elsewhere (the RIP slot of
+// ftrace_regs) is not one. So the traced function's caller is found iff
+// the traced function's own return-address slot is at or above sp and
+// holds the caller's address, or a return_to_handler the shadow stack
+// still resolves: the slot above ip+5 at the entry trampoline (entry sp +
+// 8), the slot the traced function's ret popped at return_to_handler
+// (entry sp - 8). The tool has no ORC table (objtool writes it): it assumes
+// the trampoline's annotation leads the unwinder to that slot (one
+// annotated UNWIND_HINT_UNDEFINED, as return_to_handler was before v6.19,
+// is not unwound by ORC at all).
+func init() {
+	unwinders[regs.X86_64.Name] = unwinder{found: x86Found, caller: x86Caller}
+}
+
+// x86Caller: the word above ip+5, filed under its own address (the graph
+// entry's retp is the stack slot, arch/x86/kernel/ftrace.c).
+func x86Caller(h *Harness, inv *Invocation) (uint64, uint64) {
+	a := h.Arch
+	if len(inv.AboveBefore) < 16 {
+		return 0, 0
+	}
+	return a.Word(inv.AboveBefore[8:]), inv.Before[a.SP] + 8
+}
+
+func x86Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64 {
+	a := h.Arch
+	slot := inv.Before[a.SP] + 8
+	if inv.Role == trampolines.Exit {
+		slot = inv.Before[a.SP] - 8
+	}
+	b := h.M.Mem(slot, 8)
+	if slot < r[a.SP] || b == nil {
+		return out
+	}
+	w := a.Word(b)
+	if inv.Role == trampolines.Exit && w == Poison(slot) {
+		// Untouched since the run began: the poison stands in for what
+		// was there, the return_to_handler the traced function's ret
+		// popped.
+		w = inv.BelowEntry
+	}
+	return append(out, h.graphRetAddr(w, slot))
+}
