@@ -157,7 +157,7 @@ func (h *Harness) Install(s Scenario) error {
 		}
 	}
 	if s.LivePatch || s.Override {
-		if v := h.Setup.Entry.Variant; v != nil && v.NoIPModify {
+		if h.Setup.Entry.NoIPModify() {
 			// The kernel would send these functions through
 			// ftrace_regs_caller (see trampolines.Variant.NoIPModify).
 			s.LivePatch, s.Override = false, false
@@ -168,7 +168,10 @@ func (h *Harness) Install(s Scenario) error {
 			return err
 		}
 	}
-	if s.Override && (h.Setup.Entry.Variant == nil || !h.Setup.Entry.Variant.NoFullRegs) {
+	if s.Override && !h.Setup.Entry.NoFullRegs() {
+		// No kprobes on ftrace before arch_ftrace_get_regs: no error
+		// injection through the entry trampoline (a file answers from its
+		// kernel model).
 		if err := h.installOverride(); err != nil {
 			return err
 		}

@@ -63,6 +63,21 @@ func (t Tramp) NoFullRegs() bool {
 	return t.Model != nil && t.Model.Model.NoFullRegs
 }
 
+// NoIPModify reports whether the entry trampoline hands its callbacks no
+// registers, so that the kernel sends ip-modifying ops (live patching,
+// kprobes) through ftrace_regs_caller instead (a registry variant's flag;
+// for a file, its kernel model's: ftrace_caller of an era without
+// DYNAMIC_FTRACE_WITH_ARGS and with a ftrace_regs_caller of its own, as
+// arch/x86/kernel/ftrace_64.S v5.10 passes regs = NULL; see
+// trampolines.Variant.NoIPModify).
+func (t Tramp) NoIPModify() bool {
+	if t.Variant != nil {
+		return t.Variant.NoIPModify
+	}
+	m := t.Model
+	return m != nil && !m.Model.WithArgs && !m.Model.RegsAliased && t.Symbol == "ftrace_caller"
+}
+
 // Kernel reports whether the trampoline is merged kernel code.
 func (t Tramp) Kernel() bool { return t.Variant != nil && t.Variant.Kernel }
 

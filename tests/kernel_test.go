@@ -49,9 +49,15 @@ var kernelFiles = []kernelFile{
 	{regs.S390X, "s390x_graph_unwired.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": {check.Control}, "return_to_handler": {check.Control}}},
 }
 
+// scenarioWorkloads are the workloads the default scenario's users act on:
+// add (function, graph and kprobe-style users), klp_target (the live
+// patch) and fei_target (the error injection), so that a user a file's
+// era cannot have is caught being installed.
+var scenarioWorkloads = []string{"add", "klp_target", "fei_target"}
+
 // TestKernelFiles checks every trampoline of each whole file, paired with
 // the file's own trampoline of the other role, by the model found from the
-// file.
+// file, on every workload a scenario user acts on.
 func TestKernelFiles(t *testing.T) {
 	for _, c := range kernelFiles {
 		t.Run(c.arch.Name+"/"+c.file, func(t *testing.T) {
@@ -73,16 +79,20 @@ func TestKernelFiles(t *testing.T) {
 				if tr.Partner == nil || !strings.HasPrefix(tr.Partner.Name, c.file+":") {
 					t.Errorf("%s is not paired with the file's own trampoline", tr.Name)
 				}
-				rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+				rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: scenarioWorkloads, Calls: 2})
 				if err != nil {
 					t.Fatalf("%s: %v", tr.Name, err)
 				}
-				r := rs[0]
-				if r.Kernel == nil || r.Kernel.Model != c.model {
-					t.Errorf("%s: result kernel %+v, want model %s", tr.Name, r.Kernel, c.model)
+				if len(rs) != len(scenarioWorkloads) {
+					t.Fatalf("%s: %d results, want one per workload %v", tr.Name, len(rs), scenarioWorkloads)
 				}
-				if g := errorKinds(r); !slices.Equal(g, sortedKinds(want...)) {
-					t.Errorf("%s: error kinds %s, want %s%s", tr.Name, kindsText(g), kindsText(want), findings(r))
+				for _, r := range rs {
+					if r.Kernel == nil || r.Kernel.Model != c.model {
+						t.Errorf("%s: result kernel %+v, want model %s", tr.Name, r.Kernel, c.model)
+					}
+					if g := errorKinds(r); !slices.Equal(g, sortedKinds(want...)) {
+						t.Errorf("%s / %s: error kinds %s, want %s%s", tr.Name, r.Workload, kindsText(g), kindsText(want), findings(r))
+					}
 				}
 			}
 			if len(got) != len(c.errs) {
@@ -218,6 +228,49 @@ func TestKernelFileConfigChangesCode(t *testing.T) {
 		if !changed.OK || changed.Metrics.Instructions <= base.Metrics.Instructions {
 			t.Errorf("%s %s %+v: ok=%v, %v instructions (default %v): want ok and more%s", c.arch.Name, c.file, c.opt,
 				changed.OK, changed.Metrics.Instructions, base.Metrics.Instructions, findings(changed))
+		}
+	}
+}
+
+// TestKernelFileUsersFromModel: a file's trampoline answers which scenario
+// users it can have from its kernel model (a file has no registry
+// variant): x86-64 v5.10 ftrace_caller passes regs = NULL (no ip-modifying
+// users, no full regs), its ftrace_regs_caller takes them; s390x v4.19
+// ftrace_caller is also ftrace_regs_caller (ip-modifying users yes) but
+// predates kprobes on ftrace (no full regs); v6.14 files take every user.
+func TestKernelFileUsersFromModel(t *testing.T) {
+	cases := []struct {
+		arch                 *regs.Arch
+		file, symbol         string
+		noIPModify, noFullRg bool
+	}{
+		{regs.X86_64, "x86_64_v5.10.S", "ftrace_caller", true, false},
+		{regs.X86_64, "x86_64_v5.10.S", "ftrace_regs_caller", false, false},
+		{regs.X86_64, "x86_64_v6.14.S", "ftrace_caller", false, false},
+		{regs.S390X, "s390x_v4.19.S", "ftrace_caller", false, true},
+		{regs.S390X, "s390x_v6.14.S", "ftrace_caller", false, false},
+	}
+	for _, c := range cases {
+		f, err := harness.LoadFile(c.arch, filepath.Join("testdata/kernel", c.file), harness.FileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tr := range f.Tramps {
+			if tr.Symbol != c.symbol || tr.Measure != "" {
+				continue
+			}
+			found = true
+			if tr.Variant != nil {
+				t.Errorf("%s:%s has a registry variant", c.file, c.symbol)
+			}
+			if tr.NoIPModify() != c.noIPModify || tr.NoFullRegs() != c.noFullRg {
+				t.Errorf("%s:%s NoIPModify %v NoFullRegs %v, want %v %v", c.file, c.symbol,
+					tr.NoIPModify(), tr.NoFullRegs(), c.noIPModify, c.noFullRg)
+			}
+		}
+		if !found {
+			t.Errorf("%s defines no %s", c.file, c.symbol)
 		}
 	}
 }
