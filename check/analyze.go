@@ -328,6 +328,33 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	if hc.Name == harness.HostOpsListFunc && z.t.Role == trampolines.Entry {
 		z.callbackArgs(inv, hc)
 	}
+	if hc.Name == harness.HostPrepareFtraceRet && z.t.Role == trampolines.Entry {
+		z.graphFunc(inv, hc)
+	}
+}
+
+// graphFunc: the old graph entry path must hand prepare_ftrace_return the
+// traced function's call site (the ip the callbacks get), or the graph
+// tracer files the call under a function that was never called. s390x's
+// ftrace_graph_caller takes the ip from psw.addr after the callbacks ran
+// ("lg %r3" / "lg %r4,(STACK_PTREGS_PSW+8)(%r15)", arch/s390/kernel/mcount.S
+// v4.19 and v5.10), so once an ip-modifying user moved psw.addr the
+// kernel itself passes that target: accepted too.
+func (z *analyzer) graphFunc(inv *harness.Invocation, hc *harness.HostCall) {
+	if !hc.HasGraphFunc || inv.EntryRet == 0 {
+		return
+	}
+	insn := uint64(z.a.McountInsnSize)
+	ip := inv.EntryRet - insn
+	for _, m := range inv.IPMods {
+		if hc.GraphFunc == m.To-insn {
+			return
+		}
+	}
+	if hc.GraphFunc != ip {
+		z.col.add(WrongValue, "", "", "prepare_ftrace_return was given the wrong traced function",
+			fmt.Sprintf("%s, want %s (decoded as the %s era calls it)", z.where(hc.GraphFunc), z.where(ip), z.h.Setup.Entry.Name))
+	}
 }
 
 // backchain: from r15 at the call, the chain must reach the traced

@@ -164,6 +164,62 @@ func (k *Kernel) PrepareFtraceReturnS390(ra, sp, ip uint64) uint64 {
 	return ra
 }
 
+// PrepareABI is how an era's ftrace_graph_caller calls
+// prepare_ftrace_return (the old graph entry path).
+type PrepareABI int
+
+// prepare_ftrace_return ABIs by arch and era.
+const (
+	// PrepareUnknown: not set (the arch's default applies).
+	PrepareUnknown PrepareABI = iota
+	// PrepareIPParentFP: x86-64 (<= v5.15, arch/x86/kernel/ftrace.c)
+	// void prepare_ftrace_return(ip, unsigned long *parent, frame_pointer).
+	PrepareIPParentFP
+	// PrepareRaSpIP: s390x v5.2..v6.12 (arch/s390/kernel/ftrace.c)
+	// unsigned long prepare_ftrace_return(ra, sp, ip), the new r14
+	// returned; ftrace_graph_caller loads "lmg %r2,%r3" from gprs[14]
+	// and "lg %r4" from psw.addr. It came with "s390/ftrace: use
+	// HAVE_FUNCTION_GRAPH_RET_ADDR_PTR" (Martin Schwidefsky, s390 pull for
+	// the 5.2 merge window, tag s390-5.2-1: arch/s390/kernel/entry.h,
+	// ftrace.c, mcount.S), which passes sp as the graph entry's retp.
+	PrepareRaSpIP
+	// PrepareParentIP: s390x before v5.2 (v4.x, v4.19 mcount.S)
+	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
+	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
+	PrepareParentIP
+)
+
+// PrepareCall is what one call of prepare_ftrace_return did: the traced
+// function it was given (Func, after the ip adjustment the C code makes),
+// and the value it returned (Returns: the ABI returns one).
+type PrepareCall struct {
+	Func, Ret uint64
+	Returns   bool
+}
+
+// PrepareFtraceReturn is prepare_ftrace_return in the given ABI; args
+// are the first three argument registers.
+func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCall, error) {
+	switch abi {
+	case PrepareIPParentFP:
+		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
+		return PrepareCall{Func: args[0]}, nil
+	case PrepareRaSpIP:
+		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
+		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil
+	case PrepareParentIP:
+		// arch/s390/kernel/ftrace.c v4.19: ip -= MCOUNT_INSN_SIZE;
+		// function_graph_enter(parent, ip, 0, NULL).
+		ip := args[1] - uint64(k.Arch.McountInsnSize)
+		ret := args[0]
+		if k.Graph.Enter(ret, ip, 0, 0, nil) {
+			ret = k.RTH
+		}
+		return PrepareCall{Func: ip, Ret: ret, Returns: true}, nil
+	}
+	return PrepareCall{}, fmt.Errorf("prepare_ftrace_return: unknown ABI %d", abi)
+}
+
 // ReturnToHandler is ftrace_return_to_handler for an exit ABI; arg is what
 // return_to_handler passed in the first argument register. It returns the
 // original return address and the function whose frame was popped.

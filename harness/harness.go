@@ -419,21 +419,27 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 	}
 }
 
-// hostPrepareFtraceReturn is the old graph entry: x86-64 (<= v5.15)
-// void prepare_ftrace_return(ip, unsigned long *parent, frame_pointer);
-// s390x (<= v6.13) unsigned long prepare_ftrace_return(ra, sp, ip).
+// hostPrepareFtraceReturn is the old graph entry, prepare_ftrace_return in
+// the form the entry trampoline's era calls it (Tramp.PrepareABI): x86-64
+// (<= v5.15) void (ip, unsigned long *parent, frame_pointer); s390x
+// v5.2..v6.12 unsigned long (ra, sp, ip), before v5.2 (parent, ip).
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
-	if h.Arch.Name == "x86_64" {
-		h.K.PrepareFtraceReturnX86(m.Arg(0), m.Arg(1), m.Arg(2))
+	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
+	if err != nil {
+		return err
+	}
+	if hc != nil {
+		hc.GraphFunc, hc.HasGraphFunc = pc.Func, true
+	}
+	if !pc.Returns {
 		return nil
 	}
-	ra := h.K.PrepareFtraceReturnS390(m.Arg(0), m.Arg(1), m.Arg(2))
-	m.SetReturn(ra)
+	m.SetReturn(pc.Ret)
 	if hc != nil {
-		hc.Return = ra
-		h.inv.WantLink, h.inv.HasLink = ra, true
+		hc.Return = pc.Ret
+		h.inv.WantLink, h.inv.HasLink = pc.Ret, true
 	}
 	return nil
 }

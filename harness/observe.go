@@ -127,6 +127,12 @@ type HostCall struct {
 	// 1024 frames.
 	Backchain []uint64
 	Return    uint64 // what the Go function returned (when it returns a value)
+	// GraphFunc (prepare_ftrace_return) is the traced function the call
+	// handed the graph tracer, decoded in the entry era's ABI; it must be
+	// the traced call site (the ip the callbacks get). HasGraphFunc says
+	// it is set.
+	GraphFunc    uint64
+	HasGraphFunc bool
 
 	arch               *regs.Arch
 	poisonLo, poisonHi uint64 // the invocation's poisoned range

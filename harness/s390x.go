@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"trampemu/ftrace"
 	"trampemu/regs"
 )
 
@@ -25,6 +26,10 @@ import (
 // address held only in r14 is not found.
 func init() {
 	unwinders[regs.S390X.Name] = unwinder{found: s390Found, caller: s390Caller}
+	// trampolines/s390x/ftrace_caller_v6.13.S, the registry's
+	// ftrace_graph_caller block: "lmg %r2,%r3" / "lg %r4", the (ra, sp, ip)
+	// form of v5.2..v6.12 (arch/s390/kernel/ftrace.c).
+	prepareABIs[regs.S390X.Name] = ftrace.PrepareRaSpIP
 }
 
 // s390Caller: r14 at entry, filed under the caller's sp (the graph entry's

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -33,6 +34,9 @@ import (
 // is not unwound by ORC at all).
 func init() {
 	unwinders[regs.X86_64.Name] = unwinder{found: x86Found, caller: x86Caller}
+	// trampolines/x86_64/ftrace_caller_v5.10.S: prepare_ftrace_return(ip,
+	// &parent, frame_pointer), the form up to v5.15 (arch/x86/kernel/ftrace.c).
+	prepareABIs[regs.X86_64.Name] = ftrace.PrepareIPParentFP
 }
 
 // x86Caller: the word above ip+5, filed under its own address (the graph

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"trampemu/ftrace"
 	"trampemu/trampolines"
 )
 
@@ -14,6 +15,8 @@ import (
 type Evidence struct {
 	Graph   trampolines.GraphEntry
 	ExitABI trampolines.ExitABI
+	// Prepare is how ftrace_graph_caller calls prepare_ftrace_return.
+	Prepare ftrace.PrepareABI
 	// WithArgs and RegsAliased: "" unknown, "yes", "no".
 	WithArgs, RegsAliased string
 	// Entry and Exit: the file defines ftrace_caller / return_to_handler.
@@ -29,6 +32,8 @@ func (e *Evidence) fits(m *Model) bool {
 	case e.Graph != "" && e.Graph != m.Graph:
 		return false
 	case e.ExitABI != "" && e.ExitABI != m.ExitABI:
+		return false
+	case e.Prepare != ftrace.PrepareUnknown && e.Prepare != m.Prepare:
 		return false
 	case e.WithArgs != "" && (e.WithArgs == "yes") != m.WithArgs:
 		return false

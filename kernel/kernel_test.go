@@ -79,7 +79,9 @@ func TestDetect(t *testing.T) {
 		{"x86_64", "SYM_CODE_START(return_to_handler)\n\tmovq %rax, RAX(%rsp)\n\tmovq %rsp, %rdi\n\tcall ftrace_return_to_handler\n", "v6.14+"},
 		{"x86_64", "ENTRY(ftrace_caller)\n\tmovq $0, %rcx\nGLOBAL(ftrace_call)\n\tcall ftrace_stub\nGLOBAL(ftrace_graph_call)\n", "v4.19-v5.10"},
 		{"x86_64", "SYM_FUNC_START(ftrace_caller)\n\tmovq $0, CS(%rsp) /* $0, %rcx in a comment */\nSYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n", "v5.11-v5.15"},
-		{"s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\nftrace_graph_caller:\n", "v4.19-v5.13"},
+		{"s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\nftrace_graph_caller:\n", "v5.2-v5.13"},
+		{"s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\nftrace_graph_caller:\n\tlg\t%r2,(STACK_PTREGS_GPRS+14*8)(%r15)\n\tlg\t%r3,(STACK_PTREGS_PSW+8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n", "v4.19-v5.1"},
+		{"s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\nftrace_graph_caller:\n\tlmg\t%r2,%r3,(STACK_PTREGS_GPRS+14*8)(%r15)\n\tlg\t%r4,(STACK_PTREGS_PSW+8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n", "v5.2-v5.13"},
 		{"s390x", "SYM_CODE_START(ftrace_caller)\nSYM_CODE_START(ftrace_regs_caller)\nSYM_INNER_LABEL(ftrace_graph_caller, SYM_L_GLOBAL)\n", "v6.5-v6.12"},
 		{"s390x", "SYM_FUNC_START(return_to_handler)\n\tstg %r1,__FGRAPH_RET_FP(%r3)\n\tbrasl %r14,ftrace_return_to_handler\n", "v6.13"},
 		{"s390x", "SYM_FUNC_START(return_to_handler)\n# a comment naming __FGRAPH_RET_FP\n\tstg %r2,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)\n\tbrasl %r14,ftrace_return_to_handler\n", "v6.14+"},
@@ -181,6 +183,8 @@ func FuzzParseVersion(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	f.Add("x86_64", "SYM_CODE_START(return_to_handler)\n\tmovq %rax, RAX(%rsp)\n\tcall ftrace_return_to_handler\n")
 	f.Add("s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\n")
+	f.Add("s390x", "ENTRY(ftrace_caller)\nftrace_graph_caller:\n\tlg\t%r3,(STACK_PTREGS_PSW+8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n")
+	f.Add("s390x", "ENTRY(ftrace_caller)\nftrace_graph_caller:\n\tlmg\t%r2,%r3,(STACK_PTREGS_GPRS+14*8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n")
 	f.Fuzz(func(t *testing.T, arch, text string) {
 		ch, err := Detect(arch, []byte(text))
 		if err == nil && (ch.Model == nil || ch.Reason == "" || ch.Model.Arch != arch) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"trampemu/ftrace"
 	"trampemu/trampolines"
 )
 
@@ -55,6 +56,9 @@ type Model struct {
 	// RegsAliased: ftrace_regs_caller is the same code as ftrace_caller
 	// (s390x before the ftrace_regs_entry macro).
 	RegsAliased bool
+	// Prepare is how ftrace_graph_caller calls prepare_ftrace_return
+	// (Graph == GraphViaCaller; unset otherwise).
+	Prepare ftrace.PrepareABI
 	// NoFullRegs: the era predates arch_ftrace_get_regs and kprobes on
 	// ftrace, so no user asks the entry trampoline for a full pt_regs.
 	NoFullRegs bool

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"trampemu/ftrace"
 	"trampemu/trampolines"
 )
 
@@ -34,18 +35,27 @@ var (
 // callbacks the pt_regs it built on the stack ("la %r5,STACK_PTREGS(%r15)",
 // v4.19 mcount.S), so WithArgs holds throughout.
 var s390Models = []*Model{
-	{Name: "v4.19-v5.13", Arch: "s390x", From: Version{4, 19}, To: Version{5, 13}, RegsAliased: true, WithArgs: true, NoFullRegs: true,
-		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+	// prepare_ftrace_return(parent, ip) until "s390/ftrace: use
+	// HAVE_FUNCTION_GRAPH_RET_ADDR_PTR" (s390 pull for the 5.2 merge
+	// window, tag s390-5.2-1) made it (ra, sp, ip): v4.19.71 mcount.S
+	// loads "lg %r2" / "lg %r3", v5.10.198 "lmg %r2,%r3" / "lg %r4".
+	{Name: "v4.19-v5.1", Arch: "s390x", From: Version{4, 19}, To: Version{5, 1}, RegsAliased: true, WithArgs: true, NoFullRegs: true,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIP, ExitABI: trampolines.ExitLegacy,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
 		Config:  merge(s390Base, s390Hotpatch),
-		Doc:     "ftrace_regs_caller is ftrace_caller (.set); the j at ftrace_graph_caller is patched to a nop; return_to_handler passes r2"},
+		Doc:     "ftrace_regs_caller is ftrace_caller (.set); the j at ftrace_graph_caller is patched to a nop; prepare_ftrace_return(parent, ip); return_to_handler passes r2"},
+	{Name: "v5.2-v5.13", Arch: "s390x", From: Version{5, 2}, To: Version{5, 13}, RegsAliased: true, WithArgs: true, NoFullRegs: true,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareRaSpIP, ExitABI: trampolines.ExitLegacy,
+		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
+		Config:  merge(s390Base, s390Hotpatch),
+		Doc:     "ftrace_regs_caller is ftrace_caller (.set); the j at ftrace_graph_caller is patched to a nop; prepare_ftrace_return(ra, sp, ip); return_to_handler passes r2"},
 	{Name: "v5.14-v6.4", Arch: "s390x", From: Version{5, 14}, To: Version{6, 4}, WithArgs: true,
-		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareRaSpIP, ExitABI: trampolines.ExitLegacy,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-legacy"},
 		Config:  merge(s390Base, s390Args, s390Direct),
 		Doc:     "separate ftrace_regs_caller (ftrace_regs_entry macro); graph through ftrace_graph_caller; return_to_handler passes r2"},
 	{Name: "v6.5-v6.12", Arch: "s390x", From: Version{6, 5}, To: Version{6, 12}, WithArgs: true,
-		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitRetRegs,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareRaSpIP, ExitABI: trampolines.ExitRetRegs,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v6.13", trampolines.Exit: "rth-retval"},
 		Config:  merge(s390Base, s390Args, s390Direct, s390Retval, s390Rethook),
 		Doc:     "return_to_handler passes struct fgraph_ret_regs (__FGRAPH_RET_*); graph still through ftrace_graph_caller"},
@@ -75,6 +85,12 @@ func init() { detectors["s390x"] = detectS390 }
 var (
 	s390CallRTH     = regexp.MustCompile(`brasl\s+%r14,\s*ftrace_return_to_handler`)
 	s390RegsAliased = regexp.MustCompile(`\.set\s+ftrace_regs_caller\s*,\s*ftrace_caller`)
+	// ftrace_graph_caller up to its brasl into prepare_ftrace_return:
+	// "lmg %r2,%r3,...gprs[14]" (ra and sp, v5.2+) or "lg %r3,...PSW..."
+	// (ip in the second argument, <= v5.1).
+	s390CallPrepare = regexp.MustCompile(`brasl\s+%r14,\s*prepare_ftrace_return`)
+	s390PrepareRaSp = regexp.MustCompile(`(?m)^\s*lmg\s+%r2,\s*%r3,`)
+	s390PrepareIP   = regexp.MustCompile(`(?m)^\s*lg\s+%r3,\s*\([A-Z_]*PSW`)
 )
 
 // detectS390 reads arch/s390/kernel/mcount.S of any era:
@@ -100,6 +116,15 @@ func detectS390(src string) Evidence {
 		if defines(src, "ftrace_graph_caller") {
 			ev.Graph = trampolines.GraphViaCaller
 			ev.note("ftrace_graph_caller's j is patched to a nop (<= v6.12)")
+			gc := body(src, "ftrace_graph_caller", s390CallPrepare)
+			switch {
+			case s390PrepareRaSp.MatchString(gc):
+				ev.Prepare = ftrace.PrepareRaSpIP
+				ev.note("ftrace_graph_caller loads r2, r3 with lmg: prepare_ftrace_return(ra, sp, ip) (v5.2+)")
+			case s390PrepareIP.MatchString(gc):
+				ev.Prepare = ftrace.PrepareParentIP
+				ev.note("ftrace_graph_caller loads r3 from psw.addr: prepare_ftrace_return(parent, ip) (<= v5.1)")
+			}
 		} else {
 			ev.Graph = trampolines.GraphViaOps
 			ev.note("no ftrace_graph_caller: graph through ftrace_graph_func (v6.13+)")

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"trampemu/ftrace"
 	"trampemu/trampolines"
 )
 
@@ -38,12 +39,12 @@ var (
 // x86Models are the eras of arch/x86/kernel/ftrace_64.S.
 var x86Models = []*Model{
 	{Name: "v4.19-v5.10", Arch: "x86_64", From: Version{4, 19}, To: Version{5, 10},
-		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareIPParentFP, ExitABI: trampolines.ExitLegacy,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v5.10", trampolines.Exit: "rth-legacy"},
 		Config:  merge(x86Base, yes("CONFIG_RETPOLINE"), x86Direct, x86Fentry),
 		Doc:     "ftrace_caller passes regs = NULL; ftrace_graph_call jumps to ftrace_graph_caller; return_to_handler passes the frame pointer"},
 	{Name: "v5.11-v5.15", Arch: "x86_64", From: Version{5, 11}, To: Version{5, 15}, WithArgs: true,
-		Graph: trampolines.GraphViaCaller, ExitABI: trampolines.ExitLegacy,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareIPParentFP, ExitABI: trampolines.ExitLegacy,
 		Partner: map[trampolines.Role]string{trampolines.Entry: "ftrace_caller-v5.10", trampolines.Exit: "rth-legacy"},
 		Config:  merge(x86Base, yes("CONFIG_RETPOLINE"), x86Direct, x86Args),
 		Doc:     "ftrace_caller passes ftrace_regs (WITH_ARGS); graph still through ftrace_graph_caller"},

@@ -36,7 +36,9 @@ var kernelFiles = []kernelFile{
 	// v6.19's return_to_handler stores its frame base as RSP.
 	{regs.X86_64, "x86_64_v6.19.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": {check.WrongValue}}},
 	// ftrace_regs_caller is set to ftrace_caller: checked once.
-	{regs.S390X, "s390x_v4.19.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	// prepare_ftrace_return(parent, ip) before v5.2, (ra, sp, ip) from v5.2.
+	{regs.S390X, "s390x_v4.19.S", "v4.19-v5.1", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v5.10.S", "v5.2-v5.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
@@ -44,9 +46,12 @@ var kernelFiles = []kernelFile{
 	// the entry checks say so and return_to_handler never runs.
 	{regs.X86_64, "x86_64_graph_unwired.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
 		"ftrace_regs_caller": {check.Control}, "ftrace_graph_caller": {check.Control}, "return_to_handler": {check.Control}}},
+	// The graph entry path hands prepare_ftrace_return a wrong ip.
+	{regs.X86_64, "x86_64_graph_wrong_ip.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.WrongValue},
+		"ftrace_regs_caller": {check.WrongValue}, "ftrace_graph_caller": {check.WrongValue}, "return_to_handler": ok}},
 	{regs.X86_64, "x86_64_graph_skipped.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
 		"ftrace_regs_caller": ok, "ftrace_graph_caller": {check.Control}, "return_to_handler": {check.Control}}},
-	{regs.S390X, "s390x_graph_unwired.S", "v4.19-v5.13", map[string][]check.Kind{"ftrace_caller": {check.Control}, "return_to_handler": {check.Control}}},
+	{regs.S390X, "s390x_graph_unwired.S", "v5.2-v5.13", map[string][]check.Kind{"ftrace_caller": {check.Control}, "return_to_handler": {check.Control}}},
 }
 
 // scenarioWorkloads are the workloads the default scenario's users act on:
@@ -154,7 +159,7 @@ func TestKernelFileOptions(t *testing.T) {
 		{regs.X86_64, "x86_64_v6.13.S", harness.FileOptions{Options: kernel.Options{Define: []string{"bad name"}}},
 			[]string{"-D \"bad name\""}},
 		{regs.X86_64, "x86_64_no_model.S", harness.FileOptions{}, []string{"fits no x86_64 kernel model", "v6.14+", "v4.19-v5.10", "--kernel"}},
-		{regs.S390X, "s390x_no_model.S", harness.FileOptions{}, []string{"fits no s390x kernel model", "v6.14+", "v4.19-v5.13"}},
+		{regs.S390X, "s390x_no_model.S", harness.FileOptions{}, []string{"fits no s390x kernel model", "v6.14+", "v4.19-v5.1", "v5.2-v5.13"}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.file, func(t *testing.T) {
@@ -272,5 +277,56 @@ func TestKernelFileUsersFromModel(t *testing.T) {
 		if !found {
 			t.Errorf("%s defines no %s", c.file, c.symbol)
 		}
+	}
+}
+
+// TestGraphEntryABI: each era's ftrace_graph_caller is decoded in its own
+// prepare_ftrace_return form, and a graph entry that hands the graph
+// tracer a function other than the traced call site is a wrong-value:
+// s390x files judged in the other era's form ((parent, ip) before v5.2,
+// (ra, sp, ip) from v5.2, chosen with --kernel) must be caught, and in
+// their own form pass; x86-64 has one form, so its wrong case is a file
+// whose ftrace_graph_caller passes a wrong ip.
+func TestGraphEntryABI(t *testing.T) {
+	cases := []struct {
+		arch   *regs.Arch
+		file   string
+		kernel string // --kernel; "" detects
+		wrong  bool
+	}{
+		{regs.S390X, "s390x_v4.19.S", "", false},
+		{regs.S390X, "s390x_v5.10.S", "", false},
+		{regs.S390X, "s390x_v4.19.S", "v5.10", true},
+		{regs.S390X, "s390x_v5.10.S", "v4.19", true},
+		{regs.X86_64, "x86_64_v5.10.S", "", false},
+		{regs.X86_64, "x86_64_graph_wrong_ip.S", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name+"/"+c.file+"/"+c.kernel, func(t *testing.T) {
+			var o harness.FileOptions
+			if c.kernel != "" {
+				v, err := kernel.ParseVersion(c.kernel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch, err := kernel.Choose(c.arch.Name, v, "--kernel")
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Kernel = &ch
+			}
+			tr, err := loadRole(c.arch, c.file, o, "entry")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := check.Run(check.Config{Arch: c.arch, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Contains(errorKinds(rs[0]), check.WrongValue)
+			if got != c.wrong {
+				t.Errorf("wrong-value %v, want %v%s", got, c.wrong, findings(rs[0]))
+			}
+		})
 	}
 }

@@ -1,9 +1,10 @@
 /*
- * trampemu test file in the shape of a v4.19..v5.13 s390x mcount.S
+ * trampemu test file in the shape of a v4.19..v5.1 s390x mcount.S
  * (written for trampemu): ENTRY()/ENDPROC linkage, expoline thunks,
  * ftrace_regs_caller set to ftrace_caller, the MCOUNT_RETURN_FIXUP branch
- * for compilers without -mhotpatch, the patched j at ftrace_graph_caller,
- * and a return_to_handler that passes r2. Both roles, one file.
+ * for compilers without -mhotpatch, the patched j at ftrace_graph_caller
+ * calling prepare_ftrace_return(parent, ip) as before v5.2, and a
+ * return_to_handler that passes r2. Both roles, one file.
  */
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
@@ -63,8 +64,8 @@ ENTRY(ftrace_caller)
 	.globl ftrace_graph_caller
 ftrace_graph_caller:
 	j	ftrace_graph_caller_end
-	lmg	%r2,%r3,(STACK_PTREGS_GPRS+14*8)(%r15)
-	lg	%r4,(STACK_PTREGS_PSW+8)(%r15)
+	lg	%r2,(STACK_PTREGS_GPRS+14*8)(%r15)
+	lg	%r3,(STACK_PTREGS_PSW+8)(%r15)
 	brasl	%r14,prepare_ftrace_return
 	stg	%r2,(STACK_PTREGS_GPRS+14*8)(%r15)
 ftrace_graph_caller_end:
