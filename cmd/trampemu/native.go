@@ -131,7 +131,7 @@ func cmdNative(args []string, w io.Writer) error {
 func nativeSection(rep *fullReport, as []*regs.Arch, budget time.Duration) error {
 	covered := false
 	for _, a := range as {
-		covered = covered || a.Name == native.Arch.Name
+		covered = covered || native.Covers(a)
 	}
 	switch {
 	case !covered:

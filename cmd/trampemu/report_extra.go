@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"trampemu/check"
 	"trampemu/harness"
@@ -30,16 +31,25 @@ func valgrindInstructions() (map[string]float64, error) {
 // exactnessRows proves every variant's cost (check.Exact) and fills the
 // valgrind column where it can.
 func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
+	return exactnessRowsOf(as, nil, p)
+}
+
+// exactnessRowsOf is exactnessRows for the variants named in only (nil:
+// every variant).
+func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exactness, error) {
 	var rows []check.Exactness
 	for _, a := range as {
 		var vg map[string]float64
-		if a == native.Arch {
+		if native.Covers(a) {
 			var err error
 			if vg, err = valgrindInstructions(); err != nil {
 				return rows, fmt.Errorf("valgrind counts of the x86-64 pairings: %w", err)
 			}
 		}
 		for _, v := range harness.VariantsOf(a, "") {
+			if only != nil && !slices.Contains(only, v.Name) {
+				continue
+			}
 			e, err := check.Exact(a, v)
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
