@@ -305,7 +305,11 @@ func cmdCheck(args []string, w io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		if err := report.WriteJSON(w, all); err != nil {
+		notes := pick.notes
+		if notes == nil {
+			notes = []string{}
+		}
+		if err := report.WriteJSON(w, checkOutput{Results: all, Notes: notes}); err != nil {
 			return err
 		}
 	} else {
@@ -313,6 +317,7 @@ func cmdCheck(args []string, w io.Writer) error {
 		if err := report.CheckTable(w, all); err != nil {
 			return err
 		}
+		writeNotes(w, pick.notes)
 	}
 	for _, r := range all {
 		if !r.OK {
@@ -320,6 +325,24 @@ func cmdCheck(args []string, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkOutput is what `trampemu check --json` prints: the results and the
+// notes (trampolines the options compiled out of a file checked without
+// --role).
+type checkOutput struct {
+	Results []check.Result `json:"results"`
+	Notes   []string       `json:"notes"`
+}
+
+// writeNotes prints each note on a line of its own after the table.
+func writeNotes(w io.Writer, notes []string) {
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
 
 // checkPatch checks --tree or --file before and after --patch and prints
