@@ -15,18 +15,18 @@ import (
 // call of the delta workload (after - before) and the findings that
 // appear or disappear over all workloads.
 type Delta struct {
-	Trampoline      string       `json:"trampoline"`
-	Role            string       `json:"role"`
-	Instructions    float64      `json:"instructions"`
-	Loads           float64      `json:"loads"`
-	Stores          float64      `json:"stores"`
-	StoreBytes      float64      `json:"store_bytes"`
-	StackBytes      int          `json:"stack_bytes"`
+	Trampoline   string  `json:"trampoline"`
+	Role         string  `json:"role"`
+	Instructions float64 `json:"instructions"`
+	Loads        float64 `json:"loads"`
+	Stores       float64 `json:"stores"`
+	StoreBytes   float64 `json:"store_bytes"`
+	StackBytes   int     `json:"stack_bytes"`
 	// SlotsAdded and SlotsRemoved are the ftrace_regs / pt_regs slots the
 	// trampoline fills after and not before, and before and not after (in
 	// the delta workload, in layout order).
-	SlotsAdded   []string `json:"slots_added"`
-	SlotsRemoved []string `json:"slots_removed"`
+	SlotsAdded      []string     `json:"slots_added"`
+	SlotsRemoved    []string     `json:"slots_removed"`
 	FindingsAdded   []check.Kind `json:"findings_added"`
 	FindingsRemoved []check.Kind `json:"findings_removed"`
 	// Added and Removed name each finding (kind and slot or register).
