@@ -542,11 +542,6 @@ func cmdReport(args []string, w io.Writer) error {
 			}
 		}
 	}
-	if *out != "" && len(rep.Native) > 0 {
-		if _, err := report.NativeChart(rep.Native, *out); err != nil {
-			return err
-		}
-	}
 	if err := write(w, *asJSON); err != nil {
 		return err
 	}

@@ -83,7 +83,8 @@ func emulationRows(as []*regs.Arch, calls uint64, repeats int, p *progress) (map
 	return m, list, nil
 }
 
-// reportCharts writes the charts into dir/ (nothing without --out).
+// reportCharts writes the charts into dir/ (nothing without --out), the
+// native chart included when the native section ran, and lists them.
 func reportCharts(dir string, rep *fullReport) error {
 	if dir == "" {
 		return nil
@@ -91,6 +92,13 @@ func reportCharts(dir string, rep *fullReport) error {
 	cs, err := report.WriteCharts(dir, rep.Variants, rep.ShadowStack)
 	if err != nil {
 		return err
+	}
+	if len(rep.Native) > 0 {
+		files, err := report.NativeChart(rep.Native, dir)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, report.Chart{Name: report.NativeChartName, Title: "x86-64 on the host CPU: ns per call of each pairing and mode, median and 95% interval", Files: files})
 	}
 	for i := range cs {
 		for j, f := range cs[i].Files {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"trampemu/native"
@@ -53,6 +56,38 @@ func TestExactnessRowsValgrind(t *testing.T) {
 	for i, e := range got.Exactness {
 		if (e.Valgrind == nil) != (e.Arch != regs.X86_64.Name) {
 			t.Errorf("report.json exactness row %d (%s): valgrind %v", i, e.Arch, e.Valgrind)
+		}
+	}
+}
+
+// The native chart is written and listed with the others: report.md's
+// Charts list and report.json's charts name native_ns.svg and .png.
+func TestReportChartsListNative(t *testing.T) {
+	var rep fullReport
+	for _, m := range native.Modes {
+		rep.Native = append(rep.Native, native.Row{Entry: "ftrace_caller", Exit: "rth-merged", Mode: m, MedianNs: 20, CI95: native.Interval{19, 21}, Samples: 60, Processes: 6})
+	}
+	dir := t.TempDir()
+	if err := reportCharts(dir, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdownExtra(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"native_ns.svg", "native_ns.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+		if !strings.Contains(md.String(), "("+f+")") {
+			t.Errorf("report.md's chart list lacks %s:\n%s", f, md.String())
+		}
+		if !strings.Contains(js.String(), `"`+f+`"`) {
+			t.Errorf("report.json's charts lack %s", f)
 		}
 	}
 }
