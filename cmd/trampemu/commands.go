@@ -439,6 +439,10 @@ type fullReport struct {
 	treeTr  []harness.Tramp
 }
 
+// reportProgress makes the report's progress bar (a test counts its
+// steps).
+var reportProgress = func(total int) *progress { return newProgress(total, stderrIsTerminal(), os.Stderr) }
+
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
@@ -463,6 +467,9 @@ func cmdReport(args []string, w io.Writer) error {
 	for _, a := range as {
 		nv += len(harness.VariantsOf(a, ""))
 	}
+	// One step per checked variant, per scenario and arch, the shadow-stack
+	// measurements, per proven variant, per arch's emulator speed, the
+	// native timing and the charts: the steps that will run.
 	steps := nv + len(scenarios.All())*len(as) + 3
 	if *exact {
 		steps += nv
@@ -470,7 +477,7 @@ func cmdReport(args []string, w io.Writer) error {
 	if *emuCalls > 0 && *emuRepeats > 0 {
 		steps += len(as)
 	}
-	bar := newProgress(steps, stderrIsTerminal(), os.Stderr)
+	bar := reportProgress(steps)
 	defer bar.finish()
 	if *tree != "" {
 		if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
