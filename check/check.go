@@ -205,7 +205,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		res.OK = false
 	}
 	res.Metrics = m.per(z.runs)
-	z.unwindMetrics(&res.Metrics)
+	z.unwindMetrics(&res.Metrics, unit)
 	res.Metrics.StackBytes = int(z.stackUsed)
 	if z.linesRuns > 0 {
 		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)

@@ -140,14 +140,24 @@ func (z *analyzer) missingBoundaries(u asm.Unit) int {
 	return n
 }
 
-// unwindMetrics fills the interrupt-model metrics.
-func (z *analyzer) unwindMetrics(m *Metrics) {
-	m.Boundaries = len(z.boundaries)
-	m.UnrecoverableInsns = len(z.unrecoverable)
+// unwindMetrics fills the interrupt-model metrics, counted over u, the
+// unit the cost counts (harness.MeasureUnit: ftrace_graph_caller's own
+// instructions for its row, not the whole ftrace_caller path the model
+// interrupts).
+func (z *analyzer) unwindMetrics(m *Metrics, u asm.Unit) {
+	m.Boundaries = 0
+	for pc := range z.boundaries {
+		if u.Contains(pc) {
+			m.Boundaries++
+		}
+	}
 	pcs := make([]uint64, 0, len(z.unrecoverable))
 	for pc := range z.unrecoverable {
-		pcs = append(pcs, pc)
+		if u.Contains(pc) {
+			pcs = append(pcs, pc)
+		}
 	}
+	m.UnrecoverableInsns = len(pcs)
 	slices.Sort(pcs)
 	for _, pc := range pcs {
 		m.Unrecoverable = append(m.Unrecoverable, z.where(pc))

@@ -26,6 +26,11 @@ var Arch = func() *regs.Arch {
 	return &a
 }()
 
+// Covers reports whether a is the arch native runs on the host: Arch is
+// a copy of regs.X86_64 with its own memory map, so the arches are matched
+// by name, not by pointer.
+func Covers(a *regs.Arch) bool { return a != nil && a.Name == Arch.Name }
+
 // Spec names a trampoline so that the child process can rebuild it: a
 // registry variant, or a user's file with its role.
 type Spec struct {

@@ -75,9 +75,10 @@ type Row struct {
 // same round, moments apart) with its 95% interval, and the p value of
 // benchmath's Mann-Whitney U test of those per-generation differences
 // against as many zeros (a paired test: the load on the machine moves A
-// and B together and cancels); Significant is p < 0.05. A equal to B is the A/A control (two child
-// processes of the same pairing in every generation): it must not be
-// significant.
+// and B together and cancels); Significant says IsSignificant: p < 0.05
+// and the 95% interval excludes zero. A equal to B is the A/A control
+// (two child processes of the same pairing in every generation): it must
+// not be significant.
 type Comparison struct {
 	A           string   `json:"a"`
 	B           string   `json:"b"`
@@ -97,6 +98,14 @@ type Comparison struct {
 // EquivalenceNs is the margin below which a difference counts as none for
 // the A/A control: a twentieth of the default 1 ns target precision.
 const EquivalenceNs = 0.05
+
+// IsSignificant is the one rule every verdict uses: a difference is
+// significant only when benchmath's test says so (p < alpha) AND its 95%
+// interval excludes zero (an interval that contains zero does not tell the
+// sign of the difference, whatever p says).
+func IsSignificant(p, alpha float64, ci Interval) bool {
+	return p < alpha && (ci[0] > 0 || ci[1] < 0)
+}
 
 // ControlFailed reports whether c, an A/A control, shows a difference.
 func (c Comparison) ControlFailed() bool { return c.A == c.B && c.Significant && !c.Negligible }
@@ -405,7 +414,7 @@ func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison
 	sd := benchmath.NewSample(slices.Clone(diffs), &benchmath.DefaultThresholds)
 	sz := benchmath.NewSample(make([]float64, len(diffs)), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(sz, sd)
-	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: cmp.P < cmp.Alpha,
+	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: IsSignificant(cmp.P, cmp.Alpha, Interval{sum.Lo, sum.Hi}),
 		Negligible: sum.Lo >= -EquivalenceNs && sum.Hi <= EquivalenceNs}
 }
 

@@ -177,22 +177,35 @@ func WriteTable(w io.Writer, st *Stats) error {
 	return err
 }
 
+// VerdictRule states the rule of Verdict for table headers.
+var VerdictRule = fmt.Sprintf("different: p < 0.05 and the 95%% interval excludes 0; negligible: that, but within ±%.2g ns", EquivalenceNs)
+
+// Verdict is the word for a difference, the same in the headline and the
+// comparison table: significant is IsSignificant's answer, negligible that
+// the whole interval lies within ±EquivalenceNs.
+func Verdict(significant, negligible bool) string {
+	switch {
+	case !significant:
+		return "no significant difference"
+	case negligible:
+		return fmt.Sprintf("negligible (the interval lies within ±%.2g ns)", EquivalenceNs)
+	}
+	return "different"
+}
+
 // WriteCompare prints the comparisons as a Markdown table; the A/A control
 // is marked.
 func WriteCompare(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test, paired) | verdict |\n")
+	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test, paired) | verdict (" + VerdictRule + ") |\n")
 	b.WriteString("|---|---|---|--:|--:|---|\n")
 	for _, c := range st.Compare {
-		verdict := "no significant difference"
-		if c.Significant {
-			verdict = "different"
-		}
+		verdict := Verdict(c.Significant, c.Negligible)
 		switch {
 		case c.A == c.B && c.ControlFailed():
 			verdict += " (A/A control: FAILED, the machine is too noisy)"
 		case c.A == c.B && c.Significant:
-			verdict += fmt.Sprintf(" (A/A control: passes, the interval lies within ±%.2g ns)", EquivalenceNs)
+			verdict += " (A/A control: passes)"
 		case c.A == c.B:
 			verdict += " (A/A control: passes)"
 		}
@@ -210,13 +223,7 @@ func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
 		if h.Instructions != nil {
 			fmt.Fprintf(&b, "; exactly %+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
 		}
-		switch {
-		case !h.Significant:
-			fmt.Fprintf(&b, " (not significant, p = %.2g)", h.P)
-		case h.Negligible:
-			fmt.Fprintf(&b, " (negligible: the interval lies within ±%.2g ns)", EquivalenceNs)
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, " (%s, p = %.2g)\n", Verdict(h.Significant, h.Negligible), h.P)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

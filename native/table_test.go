@@ -18,7 +18,7 @@ func TestWriteCompareControl(t *testing.T) {
 		want string
 	}{
 		{native.Comparison{A: base, B: base, Mode: native.Graph, DiffNs: 0.4, CI95: native.Interval{0.2, 0.6}, P: 0.001, Significant: true}, "FAILED"},
-		{native.Comparison{A: base, B: base, Mode: native.Graph, DiffNs: 0.001, CI95: native.Interval{0, 0.002}, P: 0.01, Significant: true, Negligible: true}, "(A/A control: passes, the interval lies within"},
+		{native.Comparison{A: base, B: base, Mode: native.Graph, DiffNs: 0.001, CI95: native.Interval{0, 0.002}, P: 0.01, Significant: true, Negligible: true}, "negligible (the interval lies within ±0.05 ns) (A/A control: passes)"},
 		{native.Comparison{A: base, B: base, Mode: native.Off, DiffNs: 0, CI95: native.Interval{-0.1, 0.1}, P: 0.6}, "no significant difference (A/A control: passes)"},
 		{native.Comparison{A: base, B: "ftrace_caller+rth-fixed", Mode: native.Graph, DiffNs: 2, CI95: native.Interval{1, 3}, P: 0.001, Significant: true}, "| different |"},
 	} {
@@ -55,7 +55,7 @@ func TestHeadline(t *testing.T) {
 	if err := native.WriteHeadline(&b, hs); err != nil {
 		t.Fatal(err)
 	}
-	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored\n"
+	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored (different, p = 0.001)\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}

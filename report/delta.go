@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,13 +15,18 @@ import (
 // call of the delta workload (after - before) and the findings that
 // appear or disappear over all workloads.
 type Delta struct {
-	Trampoline      string       `json:"trampoline"`
-	Role            string       `json:"role"`
-	Instructions    float64      `json:"instructions"`
-	Loads           float64      `json:"loads"`
-	Stores          float64      `json:"stores"`
-	StoreBytes      float64      `json:"store_bytes"`
-	StackBytes      int          `json:"stack_bytes"`
+	Trampoline   string  `json:"trampoline"`
+	Role         string  `json:"role"`
+	Instructions float64 `json:"instructions"`
+	Loads        float64 `json:"loads"`
+	Stores       float64 `json:"stores"`
+	StoreBytes   float64 `json:"store_bytes"`
+	StackBytes   int     `json:"stack_bytes"`
+	// SlotsAdded and SlotsRemoved are the ftrace_regs / pt_regs slots the
+	// trampoline fills after and not before, and before and not after (in
+	// the delta workload, in layout order).
+	SlotsAdded      []string     `json:"slots_added"`
+	SlotsRemoved    []string     `json:"slots_removed"`
 	FindingsAdded   []check.Kind `json:"findings_added"`
 	FindingsRemoved []check.Kind `json:"findings_removed"`
 	// Added and Removed name each finding (kind and slot or register).
@@ -59,9 +65,10 @@ func PatchDelta(before, after []check.Result) []Delta {
 	var out []Delta
 	for _, k := range order {
 		b, a := byKey[k][0], byKey[k][1]
-		d := Delta{Trampoline: k.name, Role: k.role}
+		d := Delta{Trampoline: k.name, Role: k.role, SlotsAdded: []string{}, SlotsRemoved: []string{}}
 		if mb, ok := workloadMetrics(b); ok {
 			if ma, ok := workloadMetrics(a); ok {
+				d.SlotsAdded, d.SlotsRemoved = missingFrom(ma.Written, mb.Written), missingFrom(mb.Written, ma.Written)
 				d.Instructions = ma.Instructions - mb.Instructions
 				d.Loads = ma.Loads - mb.Loads
 				d.Stores = ma.Stores - mb.Stores
@@ -73,6 +80,17 @@ func PatchDelta(before, after []check.Result) []Delta {
 		d.Added, d.FindingsAdded = diffKeys(fa, fb)
 		d.Removed, d.FindingsRemoved = diffKeys(fb, fa)
 		out = append(out, d)
+	}
+	return out
+}
+
+// missingFrom lists the names of x that y lacks, in x's order (never nil).
+func missingFrom(x, y []string) []string {
+	out := []string{}
+	for _, n := range x {
+		if !slices.Contains(y, n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -130,10 +148,10 @@ func diffKeys(x, y map[string]check.Kind) ([]string, []check.Kind) {
 func DeltaTable(w io.Writer, ds []Delta) error {
 	fmt.Fprintf(w, "Change per traced call (%s), after - before:\n", DeltaWorkload)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tFINDINGS ADDED\tFINDINGS REMOVED")
+	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tSLOTS ADDED\tSLOTS REMOVED\tFINDINGS ADDED\tFINDINGS REMOVED")
 	for _, d := range ds {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
-			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, listText(d.Added), listText(d.Removed))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
+			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, slotText(d.SlotsAdded), slotText(d.SlotsRemoved), listText(d.Added), listText(d.Removed))
 	}
 	return tw.Flush()
 }
@@ -144,6 +162,13 @@ func signed(v float64) string {
 		return "+" + s
 	}
 	return s
+}
+
+func slotText(xs []string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return strings.Join(xs, " ")
 }
 
 func listText(xs []string) string {

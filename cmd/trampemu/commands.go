@@ -305,7 +305,11 @@ func cmdCheck(args []string, w io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		if err := report.WriteJSON(w, all); err != nil {
+		notes := pick.notes
+		if notes == nil {
+			notes = []string{}
+		}
+		if err := report.WriteJSON(w, checkOutput{Results: all, Notes: notes}); err != nil {
 			return err
 		}
 	} else {
@@ -313,6 +317,7 @@ func cmdCheck(args []string, w io.Writer) error {
 		if err := report.CheckTable(w, all); err != nil {
 			return err
 		}
+		writeNotes(w, pick.notes)
 	}
 	for _, r := range all {
 		if !r.OK {
@@ -320,6 +325,24 @@ func cmdCheck(args []string, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkOutput is what `trampemu check --json` prints: the results and the
+// notes (trampolines the options compiled out of a file checked without
+// --role).
+type checkOutput struct {
+	Results []check.Result `json:"results"`
+	Notes   []string       `json:"notes"`
+}
+
+// writeNotes prints each note on a line of its own after the table.
+func writeNotes(w io.Writer, notes []string) {
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
 
 // checkPatch checks --tree or --file before and after --patch and prints
@@ -416,6 +439,10 @@ type fullReport struct {
 	treeTr  []harness.Tramp
 }
 
+// reportProgress makes the report's progress bar (a test counts its
+// steps).
+var reportProgress = func(total int) *progress { return newProgress(total, stderrIsTerminal(), os.Stderr) }
+
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
@@ -440,6 +467,9 @@ func cmdReport(args []string, w io.Writer) error {
 	for _, a := range as {
 		nv += len(harness.VariantsOf(a, ""))
 	}
+	// One step per checked variant, per scenario and arch, the shadow-stack
+	// measurements, per proven variant, per arch's emulator speed, the
+	// native timing and the charts: the steps that will run.
 	steps := nv + len(scenarios.All())*len(as) + 3
 	if *exact {
 		steps += nv
@@ -447,7 +477,7 @@ func cmdReport(args []string, w io.Writer) error {
 	if *emuCalls > 0 && *emuRepeats > 0 {
 		steps += len(as)
 	}
-	bar := newProgress(steps, stderrIsTerminal(), os.Stderr)
+	bar := reportProgress(steps)
 	defer bar.finish()
 	if *tree != "" {
 		if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
@@ -517,11 +547,6 @@ func cmdReport(args []string, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-		}
-	}
-	if *out != "" && len(rep.Native) > 0 {
-		if _, err := report.NativeChart(rep.Native, *out); err != nil {
-			return err
 		}
 	}
 	if err := write(w, *asJSON); err != nil {

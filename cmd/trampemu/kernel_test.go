@@ -119,6 +119,10 @@ func TestPatchDelta(t *testing.T) {
 		if d.Trampoline != "x86_64_v6.14.S:return_to_handler" || d.Instructions != 7 || d.Stores != 6 || d.StoreBytes != 48 {
 			t.Errorf("delta %+v, want x86_64_v6.14.S:return_to_handler +7 instructions +6 stores +48 bytes", d)
 		}
+		// In pt_regs layout order, as SLOTS FILLED lists them.
+		if strings.Join(d.SlotsAdded, " ") != "R9 R8 RCX RSI RDI RSP" || d.SlotsRemoved == nil || len(d.SlotsRemoved) != 0 {
+			t.Errorf("slots added %v, removed %v; want RCX RSI RDI R8 R9 RSP (in layout order), none", d.SlotsAdded, d.SlotsRemoved)
+		}
 		if len(d.FindingsAdded) != 1 || d.FindingsAdded[0] != "unused-store" || len(d.Added) != 6 || len(d.FindingsRemoved) != 0 {
 			t.Errorf("findings added %v (%v), removed %v; want the six unused stores", d.FindingsAdded, d.Added, d.FindingsRemoved)
 		}
@@ -134,7 +138,7 @@ func TestPatchDelta(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	if code := run([]string{"check", "--tree", tree, "--role", "exit", "--patch", treePatch, "--workload", "add", "--calls", "2"}, &out, &errb); code != 0 ||
-		!strings.Contains(out.String(), "Change per traced call") || !strings.Contains(out.String(), "arch/x86/kernel/ftrace_64.S:return_to_handler  exit  +7") {
+		!strings.Contains(out.String(), "Change per traced call") || !strings.Contains(out.String(), "arch/x86/kernel/ftrace_64.S:return_to_handler  exit  +7") || !strings.Contains(out.String(), "R9 R8 RCX RSI RDI RSP") {
 		t.Errorf("tree: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	// The tree itself is unchanged.

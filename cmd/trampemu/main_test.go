@@ -84,9 +84,16 @@ func TestCheckJSON(t *testing.T) {
 		if code := run([]string{"check", "--arch", arch, "--variant", "rth-merged", "--workload", "add", "--calls", "2", "--scenario", map[string]string{"x86_64": "ret-arg0", "s390x": "ret-arg1"}[arch], "--json"}, &out, &errb); code != 1 {
 			t.Fatalf("%s: exit %d (%s), want 1 (a stale read)", arch, code, errb.String())
 		}
-		var rs []map[string]any
-		if err := json.Unmarshal(out.Bytes(), &rs); err != nil {
+		var got struct {
+			Results []map[string]any `json:"results"`
+			Notes   []string         `json:"notes"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatal(err)
+		}
+		rs := got.Results
+		if got.Notes == nil || len(got.Notes) != 0 {
+			t.Errorf("%s: notes %v, want an empty list for a variant", arch, got.Notes)
 		}
 		if len(rs) != 1 {
 			t.Fatalf("%d results, want 1", len(rs))

@@ -131,7 +131,7 @@ func cmdNative(args []string, w io.Writer) error {
 func nativeSection(rep *fullReport, as []*regs.Arch, budget time.Duration) error {
 	covered := false
 	for _, a := range as {
-		covered = covered || a.Name == native.Arch.Name
+		covered = covered || native.Covers(a)
 	}
 	switch {
 	case !covered:
@@ -194,7 +194,7 @@ func writeNativeSection(w io.Writer, rep fullReport) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Comparisons (B minus A: median over the generations of the per-round differences, 95% interval; p of benchmath's Mann-Whitney U test of the per-generation differences against zero; the A/A control is the base pairing in two child processes)")
+	fmt.Fprintln(w, "### Comparisons (B minus A: median over the generations of the per-round differences, 95% interval; p of benchmath's Mann-Whitney U test of the per-generation differences against zero; a difference is significant only when p < 0.05 and its interval excludes zero, the same rule as the headline; the A/A control is the base pairing in two child processes)")
 	fmt.Fprintln(w)
 	return native.WriteCompare(w, st)
 }

@@ -26,6 +26,9 @@ type pickFlags struct {
 	// fileName and includeDir, when set, name a patched copy of --file
 	// as the original and keep the original's folder on the include path.
 	fileName, includeDir string
+	// notes say which trampolines the options compiled out of the files
+	// loaded without --role (missingNotes).
+	notes []string
 }
 
 // kernelFlags choose the kernel model and the CONFIG options of a file.
@@ -213,6 +216,9 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		ts, err := f.Role(role)
 		if err != nil {
 			return nil, usageError{err.Error()}
+		}
+		if role == "" {
+			p.notes = append(p.notes, missingNotes(f)...)
 		}
 		return ts, nil
 	}

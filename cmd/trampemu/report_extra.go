@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"trampemu/check"
 	"trampemu/harness"
@@ -30,16 +31,25 @@ func valgrindInstructions() (map[string]float64, error) {
 // exactnessRows proves every variant's cost (check.Exact) and fills the
 // valgrind column where it can.
 func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
+	return exactnessRowsOf(as, nil, p)
+}
+
+// exactnessRowsOf is exactnessRows for the variants named in only (nil:
+// every variant).
+func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exactness, error) {
 	var rows []check.Exactness
 	for _, a := range as {
 		var vg map[string]float64
-		if a == native.Arch {
+		if native.Covers(a) {
 			var err error
 			if vg, err = valgrindInstructions(); err != nil {
 				return rows, fmt.Errorf("valgrind counts of the x86-64 pairings: %w", err)
 			}
 		}
 		for _, v := range harness.VariantsOf(a, "") {
+			if only != nil && !slices.Contains(only, v.Name) {
+				continue
+			}
 			e, err := check.Exact(a, v)
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
@@ -73,7 +83,8 @@ func emulationRows(as []*regs.Arch, calls uint64, repeats int, p *progress) (map
 	return m, list, nil
 }
 
-// reportCharts writes the charts into dir/ (nothing without --out).
+// reportCharts writes the charts into dir/ (nothing without --out), the
+// native chart included when the native section ran, and lists them.
 func reportCharts(dir string, rep *fullReport) error {
 	if dir == "" {
 		return nil
@@ -81,6 +92,13 @@ func reportCharts(dir string, rep *fullReport) error {
 	cs, err := report.WriteCharts(dir, rep.Variants, rep.ShadowStack)
 	if err != nil {
 		return err
+	}
+	if len(rep.Native) > 0 {
+		files, err := report.NativeChart(rep.Native, dir)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, report.Chart{Name: report.NativeChartName, Title: "x86-64 on the host CPU: ns per call of each pairing and mode, median and 95% interval", Files: files})
 	}
 	for i := range cs {
 		for j, f := range cs[i].Files {

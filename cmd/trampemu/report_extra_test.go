@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"trampemu/native"
+	"trampemu/regs"
+	"trampemu/report"
+)
+
+// The exactness rows of x86-64 (the arch the report gets from regs, not
+// native.Arch) carry valgrind's count, equal to the emulated instruction
+// count, into report.json; s390x rows carry none.
+func TestExactnessRowsValgrind(t *testing.T) {
+	if !native.Covers(regs.X86_64) || native.Covers(regs.S390X) {
+		t.Fatalf("native.Covers: x86_64 %v, s390x %v", native.Covers(regs.X86_64), native.Covers(regs.S390X))
+	}
+	if err := native.Supported(); err != nil {
+		t.Fatalf("the valgrind column needs x86-64 run natively: %v", err)
+	}
+	rows, err := exactnessRowsOf([]*regs.Arch{regs.X86_64, regs.S390X}, []string{"ftrace_caller", "rth-merged"}, &progress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want ftrace_caller and rth-merged of both arches", len(rows))
+	}
+	for _, e := range rows {
+		switch {
+		case e.Arch == regs.X86_64.Name && e.Valgrind == nil:
+			t.Errorf("%s %s: no valgrind count", e.Arch, e.Variant)
+		case e.Arch == regs.X86_64.Name && *e.Valgrind != e.Emulated.Instructions:
+			t.Errorf("%s %s: valgrind %g instructions, emulated %g", e.Arch, e.Variant, *e.Valgrind, e.Emulated.Instructions)
+		case e.Arch != regs.X86_64.Name && e.Valgrind != nil:
+			t.Errorf("%s %s: valgrind count %g on an arch not run natively", e.Arch, e.Variant, *e.Valgrind)
+		}
+	}
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, fullReport{Exactness: rows}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Exactness []struct {
+			Arch     string   `json:"arch"`
+			Valgrind *float64 `json:"valgrind"`
+		} `json:"exactness"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range got.Exactness {
+		if (e.Valgrind == nil) != (e.Arch != regs.X86_64.Name) {
+			t.Errorf("report.json exactness row %d (%s): valgrind %v", i, e.Arch, e.Valgrind)
+		}
+	}
+}
+
+// The native chart is written and listed with the others: report.md's
+// Charts list and report.json's charts name native_ns.svg and .png.
+func TestReportChartsListNative(t *testing.T) {
+	var rep fullReport
+	for _, m := range native.Modes {
+		rep.Native = append(rep.Native, native.Row{Entry: "ftrace_caller", Exit: "rth-merged", Mode: m, MedianNs: 20, CI95: native.Interval{19, 21}, Samples: 60, Processes: 6})
+	}
+	dir := t.TempDir()
+	if err := reportCharts(dir, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdownExtra(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"native_ns.svg", "native_ns.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+		if !strings.Contains(md.String(), "("+f+")") {
+			t.Errorf("report.md's chart list lacks %s:\n%s", f, md.String())
+		}
+		if !strings.Contains(js.String(), `"`+f+`"`) {
+			t.Errorf("report.json's charts lack %s", f)
+		}
+	}
+}
