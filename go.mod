@@ -2,4 +2,14 @@ module trampemu
 
 go 1.26.8
 
-require golang.org/x/arch v0.33.0
+require (
+	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/arch v0.33.0
+)
+
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/term v0.44.0 // indirect
+)

@@ -5,6 +5,7 @@
 //	trampemu report  [--arch A] [--calls N] [--speed N] [--json] [--out DIR]
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
 //	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all] [--json]
+//	trampemu mutate  --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--calls N] [--json]
 //	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--calls N] [--json]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]
@@ -42,6 +43,7 @@ var commands = []struct {
 	{"report", "check and cost every variant on both architectures (the main job)", cmdReport},
 	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
 	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
+	{"mutate", "mutate trampolines and check that the checks kill every mutant", cmdMutate},
 	{"trace", "run one traced call and print it step by step (debugging)", cmdTrace},
 	{"native", "time x86-64 pairings on the host CPU", cmdNative},
 	{"asm", "assemble and link a .S and print the listing", cmdAsm},

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/schollz/progressbar/v3"
+
+	"trampemu/check"
+	"trampemu/mutate"
+	"trampemu/report"
+)
+
+func cmdMutate(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	arch := archFlag(fs, "")
+	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
+	calls := fs.Int("calls", 8, "calls per workload of each mutant's check")
+	asJSON := fs.Bool("json", false, "print JSON")
+	a, err := parseArch(fs, args, arch)
+	if err != nil {
+		return err
+	}
+	if err := checkCalls(*calls); err != nil {
+		return err
+	}
+	tramps, err := pick.tramps(a)
+	if err != nil {
+		return err
+	}
+	if len(tramps) == 0 {
+		if tramps, err = check.Variants(a, ""); err != nil {
+			return err
+		}
+	}
+	cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls}
+	if isTerminal(os.Stderr) {
+		var bar *progressbar.ProgressBar
+		cfg.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription("mutants of "+a.Name), progressbar.OptionShowCount(),
+					progressbar.OptionClearOnFinish())
+			}
+			bar.Set(done)
+		}
+	}
+	sums, err := mutate.Run(cfg)
+	if err != nil {
+		if *pick.file != "" {
+			return usageError{err.Error()}
+		}
+		return err
+	}
+	if *asJSON {
+		if err := report.WriteJSON(w, sums); err != nil {
+			return err
+		}
+	} else if err := mutateTable(w, sums); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		if s.Unexplained() > 0 {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+// mutateTable prints one row per variant, then every survivor.
+func mutateTable(w io.Writer, sums []mutate.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "arch\tvariant\trole\tmutants\tkilled\tstillborn\tequivalent\tsurvived\tunexplained")
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Arch, s.Variant, s.Role, s.Mutants, s.Killed,
+			s.Stillborn, s.Equivalent, len(s.Survived), s.Unexplained())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		for _, v := range s.Survived {
+			fmt.Fprintf(w, "\n%s %s: %s: %s\n", s.Arch, s.Variant, v.Line, v.Mutation)
+			if v.Reason != "" {
+				fmt.Fprintf(w, "  %s: %s\n", v.Reason, v.Finding)
+			}
+			for _, d := range v.Differs {
+				fmt.Fprintf(w, "  differs: %s\n", d)
+			}
+		}
+	}
+	return nil
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,53 @@
+package mutate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// x86-64 condition codes of jcc (Intel SDM vol. 2, Jcc): each with its
+// negation by a leading "n"; pe/po are each other's negation.
+var x86Conds = set("o", "no", "b", "nb", "c", "nc", "ae", "nae", "e", "ne", "z", "nz", "be", "nbe",
+	"a", "na", "s", "ns", "p", "np", "l", "nl", "ge", "nge", "le", "nle", "g", "ng")
+
+func init() {
+	hooks["x86_64"] = &archHooks{
+		regClasses: [][]string{
+			{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"},
+			{"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"},
+		},
+		register: regexp.MustCompile(`%[a-z][a-z0-9]*`),
+		invert: func(m string) string {
+			if !strings.HasPrefix(m, "j") || m == "jmp" {
+				return ""
+			}
+			switch c := m[1:]; c {
+			case "pe":
+				return "jpo"
+			case "po":
+				return "jpe"
+			default:
+				if inv := invertCond(c, x86Conds); inv != "" {
+					return "j" + inv
+				}
+			}
+			return ""
+		},
+		branch: func(m string) bool {
+			return strings.HasPrefix(m, "j") || strings.HasPrefix(m, "call") || strings.HasPrefix(m, "ret")
+		},
+		immediates: func(m string, ops []string) []int {
+			var out []int
+			for i, o := range ops {
+				if strings.HasPrefix(o, "$") {
+					out = append(out, i)
+				}
+			}
+			return out
+		},
+		sizeOp: func(m string) bool {
+			return strings.HasPrefix(m, "add") || strings.HasPrefix(m, "sub")
+		},
+		dispOpen: "(%",
+	}
+}
