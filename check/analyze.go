@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"trampemu/emu"
 	"trampemu/harness"
@@ -103,7 +104,20 @@ func (z *analyzer) runError(err error) {
 	if e.Err != nil {
 		detail = e.Err.Error()
 	}
+	if kind == Fault {
+		// Everything needed to debug it on one line: arch, pc, registers.
+		detail += fmt.Sprintf("; %s pc %#x; registers: %s", e.Arch, e.PC, oneLineRegs(e))
+	}
 	z.col.add(kind, "", "", summary, detail)
+}
+
+// oneLineRegs is the fault's register file on one line.
+func oneLineRegs(e *emu.Error) string {
+	a, err := regs.ArchByName(e.Arch)
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(a.FormatRegs(&e.Regs)), " ")
 }
 
 func (z *analyzer) invocation(inv *harness.Invocation) {

@@ -208,12 +208,16 @@ func cmdCheck(args []string, w io.Writer) error {
 			return err
 		}
 	}
+	if err := checkCalls(*calls); err != nil {
+		return err
+	}
+	started := checkProgress(a, tramps, len(workloads), *calls)
 	var all []check.Result
 	for _, t := range tramps {
-		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
+		rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
 		if err != nil {
-			if *pick.file != "" {
-				return usageError{err.Error()}
+			if t.Variant == nil {
+				return explainFile(a, t, err)
 			}
 			return err
 		}
@@ -260,6 +264,14 @@ func cmdReport(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCalls(*calls); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writableDir(*out); err != nil {
+			return err
+		}
+	}
 	var rep fullReport
 	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed}); err != nil {
 		return err
@@ -288,24 +300,11 @@ func cmdReport(args []string, w io.Writer) error {
 		return markdownReport(w, rep, *calls)
 	}
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		if err := writeFiles(*out, []outFile{
+			{"report.md", func(w io.Writer) error { return write(w, false) }},
+			{"report.json", func(w io.Writer) error { return write(w, true) }},
+		}); err != nil {
 			return err
-		}
-		for _, f := range []struct {
-			name string
-			json bool
-		}{{"report.md", false}, {"report.json", true}} {
-			fh, err := os.Create(filepath.Join(*out, f.name))
-			if err != nil {
-				return err
-			}
-			err = write(fh, f.json)
-			if cerr := fh.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
 		}
 	}
 	if err := write(w, *asJSON); err != nil {

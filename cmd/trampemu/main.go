@@ -107,14 +107,29 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-// parse parses a command's flags; a parse error is a usage error.
+// helpOut is where -h prints a command's flags.
+var helpOut io.Writer = os.Stderr
+
+// afterParse, when set (by the fuzz tests), is called once a command's
+// flags parsed; a non-nil error ends the command there.
+var afterParse func(fs *flag.FlagSet) error
+
+// parse parses a command's flags; a parse error is a usage error whose
+// one-line message comes first (the flag package's own output is not
+// printed; -h prints the flags).
 func parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(os.Stderr)
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(helpOut)
+			fmt.Fprintf(helpOut, "usage of trampemu %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return err
 		}
-		return usageError{err.Error()}
+		return usagef("%v (see 'trampemu %s -h')", err, fs.Name())
+	}
+	if afterParse != nil {
+		return afterParse(fs)
 	}
 	return nil
 }

@@ -50,10 +50,7 @@ func cmdMutate(args []string, w io.Writer) error {
 	}
 	sums, err := mutate.Run(cfg)
 	if err != nil {
-		if *pick.file != "" {
-			return usageError{err.Error()}
-		}
-		return err
+		return userFileError(a, tramps, err)
 	}
 	if *asJSON {
 		if err := report.WriteJSON(w, sums); err != nil {

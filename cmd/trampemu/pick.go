@@ -32,6 +32,9 @@ func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlag
 func (p *pickFlags) tramps(a *regs.Arch) ([]harness.Tramp, error) {
 	var out []harness.Tramp
 	if *p.file != "" {
+		if err := checkFile(*p.file); err != nil {
+			return nil, err
+		}
 		t, err := harness.FromFile(a, *p.file, trampolines.Role(*p.role))
 		if err != nil {
 			return nil, usageError{err.Error()}
