@@ -66,8 +66,12 @@ func (e *Error) Error() string {
 			strings.Join(e.Undefined, ", "))
 		return b.String()
 	}
+	// The first message on the first line: one line says what is wrong.
 	fmt.Fprintf(&b, "%s failed", e.Stage)
-	for _, m := range e.Messages {
+	if len(e.Messages) > 0 {
+		fmt.Fprintf(&b, ": %s", e.Messages[0])
+	}
+	for _, m := range e.Messages[min(1, len(e.Messages)):] {
 		b.WriteString("\n  ")
 		b.WriteString(m)
 	}
