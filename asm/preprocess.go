@@ -41,5 +41,8 @@ func Preprocess(opt Options, s Source) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
-	return []byte(strings.ReplaceAll(string(text), inc+string(filepath.Separator), "")), nil
+	// The temporary names: the copy of the source cpp read, the include
+	// folder.
+	t := strings.ReplaceAll(string(text), filepath.Join(dir, "src0.S"), s.Name)
+	return []byte(strings.ReplaceAll(t, inc+string(filepath.Separator), "")), nil
 }

@@ -102,12 +102,15 @@ func classify(pre []byte, mutable map[string]bool) map[string]fileLines {
 	for _, s := range stmts {
 		c := lineOther
 		if !strings.HasPrefix(s.text, ".") {
-			name := strings.FieldsFunc(s.text, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })[0]
-			def, isMacro := macroFile[name]
+			words := strings.FieldsFunc(s.text, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
+			if len(words) == 0 {
+				continue // only commas: not an instruction
+			}
+			def, isMacro := macroFile[words[0]]
 			switch {
 			case !isMacro:
 				c = lineInsn
-			case !mutable[def] && macroBody[name]:
+			case !mutable[def] && macroBody[words[0]]:
 				c = lineInsn
 			}
 		}
