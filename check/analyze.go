@@ -172,6 +172,30 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 	if n == 0 || (n > 1 && z.t.Role == trampolines.Entry) {
 		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), want, n), detail)
 	}
+	z.calledGraphEntry(inv)
+}
+
+// calledGraphEntry: an entry trampoline that starts graph tracing itself
+// (ftrace_graph_caller, x86-64 <= v5.15 and s390x <= v6.13) must call
+// prepare_ftrace_return once per run while a graph user is registered:
+// without it the traced function's return is never hooked and the graph
+// users never see it (x86-64 v5.10 arch/x86/kernel/ftrace_64.S
+// SYM_FUNC_START(ftrace_graph_caller); s390x v6.13
+// arch/s390/kernel/mcount.S ftrace_graph_caller block).
+func (z *analyzer) calledGraphEntry(inv *harness.Invocation) {
+	if z.t.Role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !z.h.K.GraphActive() {
+		return
+	}
+	n := 0
+	for i := range inv.Calls {
+		if inv.Calls[i].Name == harness.HostPrepareFtraceRet {
+			n++
+		}
+	}
+	if n != 1 {
+		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), harness.HostPrepareFtraceRet, n),
+			"with a graph user registered, ftrace_graph_caller must hook the return once per traced call")
+	}
 }
 
 func (z *analyzer) control(inv *harness.Invocation) {
@@ -202,6 +226,14 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.where(inv.After[a.Link]), z.where(want)))
 		}
 	}
+	if fullRegs(inv) {
+		for _, i := range z.conv.keepFullRegs[z.t.Role] {
+			if inv.After[i] != inv.Before[i] {
+				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s, which handed full pt_regs to the callbacks", z.reg(i), z.roleName()),
+					fmt.Sprintf("%#x -> %#x%s: a kprobe handler may set it in pt_regs, so the trampoline must reload it", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
+			}
+		}
+	}
 	for _, i := range z.conv.volatileInfo[z.t.Role] {
 		if inv.After[i] == inv.Before[i] {
 			z.volKept["kept"]++
@@ -209,6 +241,17 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			z.volKept["changed"]++
 		}
 	}
+}
+
+// fullRegs reports whether a callback of the run got full pt_regs from
+// arch_ftrace_get_regs().
+func fullRegs(inv *harness.Invocation) bool {
+	for _, f := range inv.FullRegs {
+		if f {
+			return true
+		}
+	}
+	return false
 }
 
 func clobberNote(i int, v uint64) string {

@@ -13,6 +13,10 @@ type convention struct {
 	// keep lists the registers that must come back unchanged (the stack
 	// pointer and, on s390x, r14 are checked separately).
 	keep map[trampolines.Role][]int
+	// keepFullRegs lists the registers that must also come back unchanged
+	// when the trampoline handed full pt_regs to a callback (it reloads
+	// them: a kprobe handler may have set them).
+	keepFullRegs map[trampolines.Role][]int
 	// volatileInfo lists registers reported (as info) kept or changed.
 	volatileInfo map[trampolines.Role][]int
 	// allowedAbove reports whether the trampoline may write the byte at
