@@ -25,6 +25,10 @@ type archHooks struct {
 	immediates func(m string, ops []string) []int
 	// sizeOp reports whether m's immediates are sizes (they move by ±1 too).
 	sizeOp func(m string) bool
+	// framePointerArgs: host function -> index of its frame_pointer
+	// argument (ftrace_return_to_handler's only with the legacy ABI),
+	// which the kernel does not use without HAVE_FUNCTION_GRAPH_FP_TEST.
+	framePointerArgs map[string]int
 	// dispOpen is the text that follows a displacement: "(%" on x86-64,
 	// "(%r" on s390x.
 	dispOpen string

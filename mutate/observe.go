@@ -20,6 +20,13 @@ type observations struct {
 	a     *regs.Arch
 	im    *asm.Image
 	calls []callObs
+	// ignored are host-call arguments the kernel does not use (see
+	// archHooks.framePointerArgs): host function name -> argument index.
+	ignored map[string]int
+	// perWorkload counts the calls seen of each workload.
+	perWorkload map[string]int
+	// read are the frame slots C code read in any call.
+	read map[string]bool
 }
 
 type callObs struct {
@@ -42,7 +49,9 @@ func (s slotObs) where() string {
 
 const unwritten = 0x7fff_dead_0000_0001
 
-func newObservations(a *regs.Arch) *observations { return &observations{a: a} }
+func newObservations(a *regs.Arch, ignored map[string]int) *observations {
+	return &observations{a: a, ignored: ignored, perWorkload: map[string]int{}, read: map[string]bool{}}
+}
 
 func (o *observations) started(h *harness.Harness) error {
 	o.im = h.Image
@@ -76,7 +85,8 @@ func (o *observations) observe(c *harness.Call) {
 		}
 		h.Write(b[:])
 	}
-	co := callObs{name: fmt.Sprintf("%s#%d", c.Workload, len(o.calls))}
+	co := callObs{name: fmt.Sprintf("%s#%d", c.Workload, o.perWorkload[c.Workload])}
+	o.perWorkload[c.Workload]++
 	if c.Done {
 		put(1)
 	}
@@ -96,8 +106,11 @@ func (o *observations) observe(c *harness.Call) {
 		for j := range inv.Calls {
 			hc := &inv.Calls[j]
 			h.Write([]byte(hc.Name))
-			for _, r := range a.Args {
-				put(o.value(hc.Regs[r]))
+			skip, ok := o.ignored[hc.Name]
+			for k, r := range a.Args {
+				if !ok || k != skip {
+					put(o.value(hc.Regs[r]))
+				}
 			}
 			if hc.Layout == nil {
 				continue
@@ -109,6 +122,11 @@ func (o *observations) observe(c *harness.Call) {
 				}
 				co.slots = append(co.slots, slotObs{inv: i, call: j, role: string(inv.Role), name: hc.Name,
 					slot: hc.Layout.Slots[st.Index].Name, val: v})
+			}
+		}
+		for _, rd := range inv.Reads {
+			if rd.Slot != "" {
+				o.read[rd.Slot] = true
 			}
 		}
 		for off := 0; off+a.WordSize <= len(inv.AboveAfter); off += a.WordSize {

@@ -96,7 +96,7 @@ func (s Summary) Unexplained() int {
 type original struct {
 	t, partner harness.Tramp
 	code       []byte
-	errors     map[string]bool
+	errors     map[string]bool   // error findings by errorKey
 	unused     map[string]string // slot -> unused-store finding
 	obs        *observations
 	mutants    []Mutant
@@ -229,7 +229,7 @@ const mutantLimit = 5_000_000
 // would, from seed 1) and records the observations; stop, when set, ends
 // the run after the first workload for which it returns true.
 func run(cfg Config, t, partner harness.Tramp, stop func([]check.Result) bool) ([]check.Result, *observations, error) {
-	obs := newObservations(cfg.Arch)
+	obs := newObservations(cfg.Arch, ignoredArgs(cfg.Arch, t, partner))
 	wls := cfg.Workloads
 	if len(wls) == 0 {
 		wls = harness.WorkloadNames(cfg.Arch)
@@ -328,7 +328,7 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		return oc
 	}
 	s := &Survivor{Mutation: m.Mutation(), Line: m.Where()}
-	if f, ok := o.removable(diff); ok {
+	if f, ok := o.removable(diff, obs); ok {
 		s.Reason, s.Finding = ReasonRemovable, f
 	} else {
 		for _, d := range diff[:min(len(diff), 4)] {
@@ -339,19 +339,48 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 	return oc
 }
 
-// removable reports whether every difference is a frame slot the
-// original reports as unused-store, and names that finding.
-func (o *original) removable(diff []difference) (string, bool) {
+// removable reports whether the mutant only changed work nobody
+// observes: every difference is a frame slot, at least one of them one the
+// original reports as unused-store (that finding is returned), and every
+// other one a slot C read in neither run (a store moved onto a slot
+// nobody reads).
+func (o *original) removable(diff []difference, m *observations) (string, bool) {
 	var found []string
 	for _, d := range diff {
-		f, ok := o.unused[d.Slot]
-		if d.Slot == "" || !ok {
+		if d.Slot == "" {
 			return "", false
 		}
-		found = append(found, f)
+		if f, ok := o.unused[d.Slot]; ok {
+			found = append(found, f)
+		} else if o.obs.read[d.Slot] || m.read[d.Slot] {
+			return "", false
+		}
+	}
+	if len(found) == 0 {
+		return "", false
 	}
 	sort.Strings(found)
-	return found[0], len(found) > 0
+	return found[0], true
+}
+
+// ignoredArgs are the host-call arguments of the pairing the kernel does
+// not use: the frame_pointer arguments, used only with
+// HAVE_FUNCTION_GRAPH_FP_TEST (kernel/trace/fgraph.c
+// ftrace_push_return_trace / ftrace_pop_return_trace), which neither
+// x86-64 nor s390x defines (reference fgraph-fprobe.md).
+func ignoredArgs(a *regs.Arch, t, partner harness.Tramp) map[string]int {
+	exit := t
+	if t.Role != trampolines.Exit {
+		exit = partner
+	}
+	out := map[string]int{}
+	for name, fp := range hooks[a.Name].framePointerArgs {
+		if name == harness.HostReturnToHandler && exit.ExitABI != trampolines.ExitLegacy {
+			continue // the argument is the register frame there
+		}
+		out[name] = fp
+	}
+	return out
 }
 
 func sameKeys(a, b map[string]bool) bool {

@@ -3,6 +3,8 @@ package mutate
 import (
 	"regexp"
 	"strings"
+
+	"trampemu/harness"
 )
 
 // s390x extended branch mnemonics (z/Architecture Principles of
@@ -50,6 +52,10 @@ func init() {
 		sizeOp: func(m string) bool {
 			return strings.HasPrefix(m, "ag") || strings.HasPrefix(m, "sg") || strings.HasPrefix(m, "a") && strings.HasSuffix(m, "i")
 		},
-		dispOpen: "(%r",
+		// ftrace_return_to_handler(frame_pointer) (<= v6.4
+		// kernel/trace/fgraph.c); s390x prepare_ftrace_return(ra, sp, ip)
+		// has none (arch/s390/kernel/ftrace.c).
+		framePointerArgs: map[string]int{harness.HostReturnToHandler: 0},
+		dispOpen:         "(%r",
 	}
 }

@@ -3,6 +3,8 @@ package mutate
 import (
 	"regexp"
 	"strings"
+
+	"trampemu/harness"
 )
 
 // x86-64 condition codes of jcc (Intel SDM vol. 2, Jcc): each with its
@@ -48,6 +50,10 @@ func init() {
 		sizeOp: func(m string) bool {
 			return strings.HasPrefix(m, "add") || strings.HasPrefix(m, "sub")
 		},
-		dispOpen: "(%",
+		// prepare_ftrace_return(self_addr, parent, frame_pointer) (v5.10
+		// arch/x86/kernel/ftrace.c); ftrace_return_to_handler(frame_pointer)
+		// (<= v6.4 kernel/trace/fgraph.c).
+		framePointerArgs: map[string]int{harness.HostPrepareFtraceRet: 2, harness.HostReturnToHandler: 0},
+		dispOpen:         "(%",
 	}
 }

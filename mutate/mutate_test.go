@@ -1,0 +1,127 @@
+package mutate
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/harness"
+	"trampemu/regs"
+)
+
+// mutantCase is one mutant (by file:line and the start of its mutation)
+// with the class the checks must give it.
+type mutantCase struct {
+	variant, where, mutation, class string
+	reason                          string // for survivors
+}
+
+// TestClassification: a few mutants per arch, each class present, on the
+// add workload with 2 calls (fast); every arch in the table.
+func TestClassification(t *testing.T) {
+	cases := map[*regs.Arch][]mutantCase{
+		regs.X86_64: {
+			{"ftrace_caller", "trampolines/x86_64/mcount_regs.h:22", "delete: delete `movq %rax, RAX(%rsp)`", Killed, ""},
+			{"ftrace_caller", "trampolines/x86_64/mcount_regs.h:22", "swap: swap `movq %rax, RAX(%rsp)` with `movq %rcx, RCX(%rsp)`", Equivalent, ""},
+			{"ftrace_caller", "trampolines/x86_64/mcount_regs.h:29", "delete: delete `movq $0, ORIG_RAX(%rsp)`", Survived, ReasonRemovable},
+			{"ftrace_caller", "trampolines/x86_64/ftrace_caller.S:23", "delete: delete `call ftrace_stub`", Stillborn, ""},
+			// The gap mutation testing found: r10 not reloaded from pt_regs.
+			{"ftrace_regs_caller", "trampolines/x86_64/ftrace_regs_caller.S:45", "delete: delete `movq R10(%rsp), %r10`", Killed, ""},
+			// And the other: ftrace_graph_caller that never hooks the return.
+			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:36", "delete: delete `call prepare_ftrace_return`", Killed, ""},
+			// The frame pointer argument the kernel ignores (no FP_TEST).
+			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:35", "delete: delete `movq $0, %rdx`", Equivalent, ""},
+			{"rth-merged", "trampolines/x86_64/rth_merged.S:12", "register:", Killed, ""},
+		},
+		regs.S390X: {
+			{"rth-merged", "trampolines/s390x/rth_merged.S:11", "delete:", Killed, ""},
+			{"rth-merged", "trampolines/s390x/rth_merged.S:13", "swap:", Equivalent, ""},
+			{"ftrace_caller-oldcpu", "trampolines/s390x/ftrace_caller.S:47", "branch: jnz -> jz", Killed, ""},
+		},
+	}
+	for a, cs := range cases {
+		t.Run(a.Name, func(t *testing.T) {
+			origs := map[string]*original{}
+			for _, c := range cs {
+				o := origs[c.variant]
+				if o == nil {
+					v, err := harness.FindVariant(a, "", c.variant)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tr, err := harness.FromVariant(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := harness.Pair(a, tr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ms, err := Mutants(a, tr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					o = &original{t: tr, partner: p, mutants: ms}
+					if err := o.check(testConfig(a)); err != nil {
+						t.Fatal(err)
+					}
+					origs[c.variant] = o
+				}
+				var m *Mutant
+				for i := range o.mutants {
+					if o.mutants[i].Where() == c.where && strings.HasPrefix(o.mutants[i].Mutation(), c.mutation) {
+						m = &o.mutants[i]
+						break
+					}
+				}
+				if m == nil {
+					t.Errorf("%s: no mutant %q at %s", c.variant, c.mutation, c.where)
+					continue
+				}
+				oc := o.classify(testConfig(a), *m)
+				if oc.Class != c.class {
+					t.Errorf("%s %s %s: %s (%s), want %s", c.variant, m.Where(), m.Mutation(), oc.Class, oc.Detail, c.class)
+					continue
+				}
+				if oc.Class == Survived && oc.Survivor.Reason != c.reason {
+					t.Errorf("%s %s %s: reason %q %v, want %q", c.variant, m.Where(), m.Mutation(), oc.Survivor.Reason, oc.Survivor.Differs, c.reason)
+				}
+			}
+		})
+	}
+}
+
+func testConfig(a *regs.Arch) Config { return Config{Arch: a, Calls: 2, Workloads: []string{"add"}} }
+
+// TestMutantsOfEachKind: the generator makes every kind of mutant where
+// the source has it, on both arches, and only on instruction lines.
+func TestMutantsOfEachKind(t *testing.T) {
+	for _, c := range []struct {
+		a       *regs.Arch
+		variant string
+	}{{regs.X86_64, "ftrace_regs_caller"}, {regs.S390X, "ftrace_caller-oldcpu"}} {
+		v, err := harness.FindVariant(c.a, "", c.variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := harness.FromVariant(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := Mutants(c.a, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]int{}
+		for _, m := range ms {
+			kinds[m.Kind]++
+			if strings.Contains(m.Desc, "SYM_") || strings.Contains(m.Desc, "#include") {
+				t.Errorf("%s: mutant of a non-instruction line: %s %s", c.a.Name, m.Where(), m.Mutation())
+			}
+		}
+		for _, k := range []string{KindDelete, KindRegister, KindDisplacement, KindImmediate, KindSwap, KindBranch} {
+			if kinds[k] == 0 {
+				t.Errorf("%s %s: no %s mutant (%v)", c.a.Name, c.variant, k, kinds)
+			}
+		}
+	}
+}
