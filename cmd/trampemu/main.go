@@ -5,7 +5,7 @@
 //	trampemu report  [--arch A] [--calls N] [--speed N] [--json] [--out DIR]
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
 //	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all] [--json]
-//	trampemu mutate  --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--calls N] [--json]
+//	trampemu mutate  --arch A|all [--variant NAME ...] [--file F.S --role entry|exit] [--calls N] [--json]
 //	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--calls N] [--json]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]

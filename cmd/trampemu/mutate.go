@@ -11,46 +11,52 @@ import (
 
 	"trampemu/check"
 	"trampemu/mutate"
+	"trampemu/regs"
 	"trampemu/report"
 )
 
 func cmdMutate(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	arch := archFlag(fs, "")
+	arch := fs.String("arch", "", "architecture: x86_64, s390x, or all (every variant of both)")
 	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
 	calls := fs.Int("calls", 8, "calls per workload of each mutant's check")
 	asJSON := fs.Bool("json", false, "print JSON")
-	a, err := parseArch(fs, args, arch)
-	if err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
 	}
 	if err := checkCalls(*calls); err != nil {
 		return err
 	}
-	tramps, err := pick.tramps(a)
+	if *arch == "all" && (len(pick.variants) > 0 || *pick.file != "") {
+		return usagef("--arch all mutates every variant of both arches: --variant and --file need one --arch")
+	}
+	as, err := arches(*arch)
+	if *arch == "" {
+		as, err = nil, usagef("give --arch x86_64, s390x or all")
+	}
 	if err != nil {
 		return err
 	}
-	if len(tramps) == 0 {
-		if tramps, err = check.Variants(a, ""); err != nil {
+	var sums []mutate.Summary
+	for _, a := range as {
+		tramps, err := pick.tramps(a)
+		if err != nil {
 			return err
 		}
-	}
-	cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls}
-	if isTerminal(os.Stderr) {
-		var bar *progressbar.ProgressBar
-		cfg.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("mutants of "+a.Name), progressbar.OptionShowCount(),
-					progressbar.OptionClearOnFinish())
+		if len(tramps) == 0 {
+			if tramps, err = check.Variants(a, ""); err != nil {
+				return err
 			}
-			bar.Set(done)
 		}
-	}
-	sums, err := mutate.Run(cfg)
-	if err != nil {
-		return userFileError(a, tramps, err)
+		cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls, Progress: mutateProgress(a)}
+		s, err := mutate.Run(cfg)
+		if err != nil {
+			return userFileError(a, tramps, err)
+		}
+		sums = append(sums, s...)
 	}
 	if *asJSON {
 		if err := report.WriteJSON(w, sums); err != nil {
@@ -90,6 +96,23 @@ func mutateTable(w io.Writer, sums []mutate.Summary) error {
 		}
 	}
 	return nil
+}
+
+// mutateProgress is a progress bar on stderr when it is a terminal (nil
+// otherwise: quiet).
+func mutateProgress(a *regs.Arch) func(done, total int) {
+	if !isTerminal(os.Stderr) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
+				progressbar.OptionSetDescription("checking mutants of "+a.Name), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish())
+		}
+		bar.Set(done)
+	}
 }
 
 // isTerminal reports whether f is a character device (a terminal).
