@@ -193,18 +193,9 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	unitObjs := map[string][]string{}
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
-		pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
-		if err != nil {
-			return nil, err
-		}
 		obj := filepath.Join(dir, base+".o")
-		args := append([]string{"--64", "-o", obj}, a.AsFlags...)
-		if a.Name == "s390x" {
-			args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
-		}
-		args = append(args, pre)
-		if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
-			return nil, &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+		if err := assemble(asPath, cppPath, dir, inc, a, opt, s, base, obj); err != nil {
+			return nil, err
 		}
 		objs = append(objs, filepath.Base(obj))
 		u := s.Unit
@@ -252,6 +243,72 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		im.HostFuncs[h] = HostAddr(a, i)
 	}
 	return im, nil
+}
+
+// objCache holds the object file of each source assembled in this
+// process, by objKey: a pairing's runtime and workloads (and, when
+// trampemu mutate builds thousands of mutants of one trampoline, its
+// partner) are assembled once.
+var objCache sync.Map
+
+// objKey names everything an object depends on; "" (no caching) when the
+// source may include files from the user's folders, which can change.
+func objKey(a *regs.Arch, opt Options, s Source) string {
+	if len(opt.IncludeDirs) > 0 {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%q\x00%s\x00", a.Name, a.AsFlags, s.Name)
+	h.Write(s.Text)
+	for _, m := range []map[string]string{opt.Defines, s.Defines} {
+		for _, k := range sortedKeys(m) {
+			fmt.Fprintf(h, "\x00D%s=%s", k, m[k])
+		}
+	}
+	names := make([]string, 0, len(opt.Headers))
+	for k := range opt.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(h, "\x00H%s\x00%d\x00", k, len(opt.Headers[k]))
+		h.Write(opt.Headers[k])
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// assemble preprocesses and assembles one source into obj, or copies the
+// object from objCache.
+func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Source, base, obj string) error {
+	key := objKey(a, opt, s)
+	if key != "" {
+		if b, ok := objCache.Load(key); ok {
+			if err := os.WriteFile(obj, b.([]byte), 0o644); err != nil {
+				return fmt.Errorf("asm: %w", err)
+			}
+			return nil
+		}
+	}
+	pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"--64", "-o", obj}, a.AsFlags...)
+	if a.Name == "s390x" {
+		args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
+	}
+	args = append(args, pre)
+	if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
+		return &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+	}
+	if key != "" {
+		b, err := os.ReadFile(obj)
+		if err != nil {
+			return fmt.Errorf("asm: %w", err)
+		}
+		objCache.Store(key, b)
+	}
+	return nil
 }
 
 // writeIncludes creates the include directory: asm/asm-offsets.h from regs,
