@@ -132,6 +132,11 @@ func (z *analyzer) invocation(inv *harness.Invocation) {
 				fmt.Sprintf("leaves with sp = entry sp %+d, want %+d", int64(inv.After[a.SP]-sp), int64(want-sp)))
 		}
 		z.clobbers(inv)
+		if z.conv.frameWords != nil && role == trampolines.Entry {
+			for _, p := range z.conv.frameWords(inv, inv.AboveAfter) {
+				z.col.add(Backchain, "", "", "the frame built for the traced function is wrong", p)
+			}
+		}
 	}
 	for i := range inv.Calls {
 		z.hostCall(inv, &inv.Calls[i])
@@ -228,6 +233,9 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 	}
 	if fullRegs(inv) {
 		for _, i := range z.conv.keepFullRegs[z.t.Role] {
+			if !savedInFrame(inv, i) {
+				continue // not handed over: a stale slot is its own finding
+			}
 			if inv.After[i] != inv.Before[i] {
 				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s, which handed full pt_regs to the callbacks", z.reg(i), z.roleName()),
 					fmt.Sprintf("%#x -> %#x%s: a kprobe handler may set it in pt_regs, so the trampoline must reload it", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
@@ -249,6 +257,23 @@ func fullRegs(inv *harness.Invocation) bool {
 	for _, f := range inv.FullRegs {
 		if f {
 			return true
+		}
+	}
+	return false
+}
+
+// savedInFrame reports whether the run wrote register reg's slot of the
+// frame it handed to a callback.
+func savedInFrame(inv *harness.Invocation, reg int) bool {
+	for j := range inv.Calls {
+		hc := &inv.Calls[j]
+		if hc.Layout == nil {
+			continue
+		}
+		for _, st := range hc.Slots() {
+			if hc.Layout.Slots[st.Index].Reg == reg && st.Written {
+				return true
+			}
 		}
 	}
 	return false

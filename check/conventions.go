@@ -14,8 +14,8 @@ type convention struct {
 	// pointer and, on s390x, r14 are checked separately).
 	keep map[trampolines.Role][]int
 	// keepFullRegs lists the registers that must also come back unchanged
-	// when the trampoline handed full pt_regs to a callback (it reloads
-	// them: a kprobe handler may have set them).
+	// when the trampoline handed full pt_regs with them saved to a
+	// callback (it reloads them: a kprobe handler may have set them).
 	keepFullRegs map[trampolines.Role][]int
 	// volatileInfo lists registers reported (as info) kept or changed.
 	volatileInfo map[trampolines.Role][]int
@@ -28,6 +28,10 @@ type convention struct {
 	// registers at trampoline entry; ok false when the slot has no fixed
 	// meaning.
 	meaning func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool)
+	// frameWords, when set, checks the words an entry trampoline leaves
+	// above its entry sp for the unwinder (above: AboveWindow bytes from
+	// the entry sp after the run); it returns what is wrong, one line each.
+	frameWords func(inv *harness.Invocation, above []byte) []string
 	// ignoreBits are bits of a slot not compared with its meaning (nil: none).
 	ignoreBits func(s regs.Slot) uint64
 }

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -39,7 +41,8 @@ func s390xConvention(a *regs.Arch) convention {
 			}
 			return false
 		},
-		wantSP: func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		wantSP:     func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		frameWords: func(inv *harness.Invocation, above []byte) []string { return s390xTracedFrame(a, inv, above) },
 		// psw.mask is compared without the condition code (bits 44-45):
 		// Unicorn's EPSW (QEMU op_epsw) reads psw_mask, whose CC bits QEMU
 		// does not keep current (it keeps the CC in cc_op), so the emulated
@@ -81,4 +84,34 @@ func s390xConvention(a *regs.Arch) convention {
 			return 0, false
 		},
 	}
+}
+
+// s390xTracedFrame checks the 24-byte frame an entry trampoline builds for
+// the traced function below its entry sp R (kernel commit "s390/ftrace:
+// save traced function caller"; arch/s390/kernel/mcount.S
+// ftrace_regs_entry, v6.x): F = R-24 with back chain R (at F+152 = R+128),
+// r14 = the traced function's ip+6 (F+136 = R+112) and r15 = F (F+144 =
+// R+120). The unwinder and ftrace_return_address() read a frame's saved
+// r14 as its return address (arch/s390/kernel/unwind_bc.c, and
+// return_address() in arch/s390/include/asm/ftrace.h: sf->gprs[8]); a
+// wrong one drops or misnames the traced function in every stack trace
+// taken while the callbacks run. Only checked when the frame is there
+// (its back chain word holds R): older trampolines build none.
+func s390xTracedFrame(a *regs.Arch, inv *harness.Invocation, above []byte) []string {
+	r := inv.Before[a.SP]
+	f := r - regs.S390TracedFuncFrameSize
+	word := func(off uint64) uint64 { return a.Word(above[off : off+8]) }
+	if uint64(len(above)) < 136 || word(128) != r {
+		return nil
+	}
+	var out []string
+	if got := word(112); got != inv.EntryRet {
+		out = append(out, fmt.Sprintf("the frame built for the traced function (entry sp-%d) holds r14 = %#x, want its ip+%d %#x (the unwinder's return address)",
+			regs.S390TracedFuncFrameSize, got, a.McountInsnSize, inv.EntryRet))
+	}
+	if got := word(120); got != f {
+		out = append(out, fmt.Sprintf("the frame built for the traced function (entry sp-%d) holds r15 = %#x, want the frame's own address %#x",
+			regs.S390TracedFuncFrameSize, got, f))
+	}
+	return out
 }

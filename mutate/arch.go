@@ -3,6 +3,8 @@ package mutate
 import (
 	"regexp"
 	"strings"
+
+	"trampemu/trampolines"
 )
 
 // archHooks are the per-arch facts the mutations need (x86_64.go,
@@ -29,6 +31,13 @@ type archHooks struct {
 	// argument (ftrace_return_to_handler's only with the legacy ABI),
 	// which the kernel does not use without HAVE_FUNCTION_GRAPH_FP_TEST.
 	framePointerArgs map[string]int
+	// meaningless are the registers with no meaning after a trampoline of
+	// each role (the ABI lets them hold anything): not observed.
+	meaningless map[trampolines.Role][]string
+	// scratchAbove is the bytes [0, scratchAbove) above the entry sp that a
+	// trampoline may use as scratch and that mean nothing after it: not
+	// observed.
+	scratchAbove int
 	// dispOpen is the text that follows a displacement: "(%" on x86-64,
 	// "(%r" on s390x.
 	dispOpen string

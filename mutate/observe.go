@@ -3,19 +3,19 @@ package mutate
 import (
 	"fmt"
 	"hash/fnv"
-	"sort"
 
 	"trampemu/asm"
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
-// observations are what one check saw of each call, compactly: per call
-// a hash of everything but the frames' slots (the workload's results; per
-// trampoline run where it left to and the registers then; per call into
-// C its name and argument registers; the caller's stack words after the
-// run), and the value of every frame slot at every call into C (or
-// "unwritten"). Code addresses count as symbol+offset.
+// observations are what one check saw of each call, as a list of values
+// per call: the workload's results; per trampoline run where it left to
+// and the registers then; per call into C its name, its argument
+// registers and every slot of the frame it got ("unwritten" when the
+// trampoline did not write it); and the caller's stack words after the
+// run. Code addresses count as symbol+offset.
 type observations struct {
 	a     *regs.Arch
 	im    *asm.Image
@@ -27,30 +27,55 @@ type observations struct {
 	perWorkload map[string]int
 	// read are the frame slots C code read in any call.
 	read map[string]bool
+	// skipReg: per role, the registers not observed after a run
+	// (archHooks.meaningless); scratch: archHooks.scratchAbove.
+	skipReg map[trampolines.Role][]bool
+	scratch int
 }
 
 type callObs struct {
-	name  string // workload#n
-	rest  uint64 // hash of everything but the slots
-	slots []slotObs
+	name string // workload#n
+	vals []obsVal
 }
 
-type slotObs struct {
-	inv, call int
-	role      string
-	name      string
-	slot      string
-	val       uint64 // normalised; unwritten = a value no slot holds
-}
+// What an obsVal is.
+const (
+	obsDone uint8 = iota
+	obsResult
+	obsRole
+	obsLeave
+	obsReg
+	obsCall
+	obsArg
+	obsSlot
+	obsAbove
+)
 
-func (s slotObs) where() string {
-	return fmt.Sprintf("%s run %d, call %d (%s), slot %s", s.role, s.inv, s.call, s.name, s.slot)
+// obsVal is one observed value: what it is (kind, the run, the call into C
+// of that run, the index of the register, argument, slot or word) and its
+// normalised value.
+type obsVal struct {
+	kind      uint8
+	inv, call int16
+	idx       int16
+	layout    *regs.Layout // obsSlot
+	val       uint64
 }
 
 const unwritten = 0x7fff_dead_0000_0001
 
 func newObservations(a *regs.Arch, ignored map[string]int) *observations {
-	return &observations{a: a, ignored: ignored, perWorkload: map[string]int{}, read: map[string]bool{}}
+	h := hooks[a.Name]
+	o := &observations{a: a, ignored: ignored, perWorkload: map[string]int{}, read: map[string]bool{},
+		skipReg: map[trampolines.Role][]bool{}, scratch: h.scratchAbove}
+	for role, names := range h.meaningless {
+		skip := make([]bool, len(a.Regs))
+		for _, n := range names {
+			skip[a.MustReg(n)] = true
+		}
+		o.skipReg[role] = skip
+	}
+	return o
 }
 
 func (o *observations) started(h *harness.Harness) error {
@@ -75,41 +100,47 @@ func (o *observations) value(v uint64) uint64 {
 	return v
 }
 
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
 func (o *observations) observe(c *harness.Call) {
 	a := o.a
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(v uint64) {
-		for i := range b {
-			b[i] = byte(v >> (8 * i))
-		}
-		h.Write(b[:])
-	}
 	co := callObs{name: fmt.Sprintf("%s#%d", c.Workload, o.perWorkload[c.Workload])}
 	o.perWorkload[c.Workload]++
-	if c.Done {
-		put(1)
+	add := func(kind uint8, inv, call, idx int, v uint64) {
+		co.vals = append(co.vals, obsVal{kind: kind, inv: int16(inv), call: int16(call), idx: int16(idx), val: v})
 	}
-	for _, v := range c.Results {
-		put(o.value(v))
+	done := uint64(0)
+	if c.Done {
+		done = 1
+	}
+	add(obsDone, 0, 0, 0, done)
+	for k, v := range c.Results {
+		add(obsResult, 0, 0, k, o.value(v))
 	}
 	for i, inv := range c.Invocations {
-		put(uint64(len(inv.Role)))
+		add(obsRole, i, 0, 0, hashString(string(inv.Role)))
+		leave := uint64(unwritten)
 		if inv.Left {
-			put(o.value(inv.LeavePC))
+			leave = o.value(inv.LeavePC)
 		}
+		add(obsLeave, i, 0, 0, leave)
+		skip := o.skipReg[inv.Role]
 		for r := range a.Regs {
-			if r != a.Flags && r != a.PC {
-				put(o.value(inv.After[r]))
+			if r != a.Flags && r != a.PC && (skip == nil || !skip[r]) {
+				add(obsReg, i, 0, r, o.value(inv.After[r]))
 			}
 		}
 		for j := range inv.Calls {
 			hc := &inv.Calls[j]
-			h.Write([]byte(hc.Name))
+			add(obsCall, i, j, 0, hashString(hc.Name))
 			skip, ok := o.ignored[hc.Name]
 			for k, r := range a.Args {
 				if !ok || k != skip {
-					put(o.value(hc.Regs[r]))
+					add(obsArg, i, j, k, o.value(hc.Regs[r]))
 				}
 			}
 			if hc.Layout == nil {
@@ -120,8 +151,7 @@ func (o *observations) observe(c *harness.Call) {
 				if st.Written {
 					v = o.value(st.Value)
 				}
-				co.slots = append(co.slots, slotObs{inv: i, call: j, role: string(inv.Role), name: hc.Name,
-					slot: hc.Layout.Slots[st.Index].Name, val: v})
+				co.vals = append(co.vals, obsVal{kind: obsSlot, inv: int16(i), call: int16(j), idx: int16(st.Index), layout: hc.Layout, val: v})
 			}
 		}
 		for _, rd := range inv.Reads {
@@ -129,23 +159,49 @@ func (o *observations) observe(c *harness.Call) {
 				o.read[rd.Slot] = true
 			}
 		}
-		for off := 0; off+a.WordSize <= len(inv.AboveAfter); off += a.WordSize {
-			put(o.value(a.Word(inv.AboveAfter[off : off+a.WordSize])))
+		for off := o.scratch; off+a.WordSize <= len(inv.AboveAfter); off += a.WordSize {
+			add(obsAbove, i, 0, off, o.value(a.Word(inv.AboveAfter[off:off+a.WordSize])))
 		}
 	}
-	co.rest = h.Sum64()
 	o.calls = append(o.calls, co)
 }
 
 // difference is one observation that differs between the original and a
-// mutant: a slot (Slot set) or anything else of a call.
+// mutant: Slot is set for a frame slot.
 type difference struct {
 	Call, What, Slot string
 }
 
 func (d difference) String() string { return d.Call + ": " + d.What }
 
-// diff lists what differs between o and m (at most a few per call).
+// describe names an observed value.
+func (o *observations) describe(v obsVal) (what, slot string) {
+	run := fmt.Sprintf("run %d", v.inv)
+	switch v.kind {
+	case obsDone:
+		return "whether the call finished", ""
+	case obsResult:
+		return fmt.Sprintf("result %d", v.idx), ""
+	case obsRole:
+		return run + ": which trampoline ran", ""
+	case obsLeave:
+		return run + ": where it left to", ""
+	case obsReg:
+		return fmt.Sprintf("%s: %%%s after it", run, o.a.Regs[v.idx].Name), ""
+	case obsCall:
+		return fmt.Sprintf("%s: which function call %d went to", run, v.call), ""
+	case obsArg:
+		return fmt.Sprintf("%s, call %d: argument %d", run, v.call, v.idx), ""
+	case obsSlot:
+		s := v.layout.Slots[v.idx].Name
+		return fmt.Sprintf("%s, call %d: slot %s", run, v.call, s), s
+	case obsAbove:
+		return fmt.Sprintf("%s: the caller's stack word at entry sp+%d after it", run, v.idx), ""
+	}
+	return "?", ""
+}
+
+// diff lists what differs between o and m.
 func (o *observations) diff(m *observations) []difference {
 	var out []difference
 	for i := 0; i < max(len(o.calls), len(m.calls)); i++ {
@@ -154,19 +210,21 @@ func (o *observations) diff(m *observations) []difference {
 			continue
 		}
 		a, b := o.calls[i], m.calls[i]
-		if a.rest != b.rest {
-			out = append(out, difference{Call: a.name, What: "registers, control, C arguments, results or the caller's stack"})
-		}
-		if len(a.slots) != len(b.slots) {
-			out = append(out, difference{Call: a.name, What: "the number of calls into C"})
-			continue
-		}
-		for k := range a.slots {
-			if a.slots[k].val != b.slots[k].val {
-				out = append(out, difference{Call: a.name, What: a.slots[k].where(), Slot: a.slots[k].slot})
+		n := min(len(a.vals), len(b.vals))
+		for k := 0; k < n; k++ {
+			if a.vals[k].kind != b.vals[k].kind || a.vals[k].idx != b.vals[k].idx {
+				what, _ := o.describe(a.vals[k])
+				out = append(out, difference{Call: a.name, What: "a different sequence of runs and calls from " + what})
+				break
+			}
+			if a.vals[k].val != b.vals[k].val {
+				what, slot := o.describe(a.vals[k])
+				out = append(out, difference{Call: a.name, What: what, Slot: slot})
 			}
 		}
+		if len(a.vals) != len(b.vals) && (n == 0 || a.vals[n-1].kind == b.vals[n-1].kind) {
+			out = append(out, difference{Call: a.name, What: "a different number of runs or calls"})
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Slot == "" && out[j].Slot != "" })
 	return out
 }

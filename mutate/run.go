@@ -331,9 +331,7 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 	if f, ok := o.removable(diff, obs); ok {
 		s.Reason, s.Finding = ReasonRemovable, f
 	} else {
-		for _, d := range diff[:min(len(diff), 4)] {
-			s.Differs = append(s.Differs, d.String())
-		}
+		s.Differs = summarizeDiff(diff, 6)
 	}
 	oc.Class, oc.Survivor = Survived, s
 	return oc
@@ -379,6 +377,25 @@ func ignoredArgs(a *regs.Arch, t, partner harness.Tramp) map[string]int {
 			continue // the argument is the register frame there
 		}
 		out[name] = fp
+	}
+	return out
+}
+
+// summarizeDiff lists the distinct differences (at most n), each with the
+// first call it shows in and how many calls show it.
+func summarizeDiff(diff []difference, n int) []string {
+	var order []string
+	first, count := map[string]string{}, map[string]int{}
+	for _, d := range diff {
+		if _, ok := first[d.What]; !ok {
+			order = append(order, d.What)
+			first[d.What] = d.Call
+		}
+		count[d.What]++
+	}
+	var out []string
+	for _, w := range order[:min(len(order), n)] {
+		out = append(out, fmt.Sprintf("%s (%s, %d calls)", w, first[w], count[w]))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"trampemu/harness"
+	"trampemu/trampolines"
 )
 
 // s390x extended branch mnemonics (z/Architecture Principles of
@@ -56,6 +57,17 @@ func init() {
 		// kernel/trace/fgraph.c); s390x prepare_ftrace_return(ra, sp, ip)
 		// has none (arch/s390/kernel/ftrace.c).
 		framePointerArgs: map[string]int{harness.HostReturnToHandler: 0},
-		dispOpen:         "(%r",
+		// After an entry: r0 and r1 (brasl %r0 and the trampoline's
+		// scratch). After an exit: r0, r1 and r3-r5, volatile after a
+		// return (the s390x ELF ABI, as check's s390xConvention).
+		meaningless: map[trampolines.Role][]string{
+			trampolines.Entry: {"r0", "r1"},
+			trampolines.Exit:  {"r0", "r1", "r3", "r4", "r5"},
+		},
+		// Bytes 0-71 of the caller's 160-byte area are scratch for the
+		// callee (struct stack_frame's unused words; check's
+		// s390xConvention allows them).
+		scratchAbove: 72,
+		dispOpen:     "(%r",
 	}
 }

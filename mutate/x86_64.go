@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"trampemu/harness"
+	"trampemu/trampolines"
 )
 
 // x86-64 condition codes of jcc (Intel SDM vol. 2, Jcc): each with its
@@ -54,6 +55,14 @@ func init() {
 		// arch/x86/kernel/ftrace.c); ftrace_return_to_handler(frame_pointer)
 		// (<= v6.4 kernel/trace/fgraph.c).
 		framePointerArgs: map[string]int{harness.HostPrepareFtraceRet: 2, harness.HostReturnToHandler: 0},
-		dispOpen:         "(%",
+		// After an entry: r10 and r11 are scratch (neither arguments nor
+		// rax; check keeps r10 when the callbacks had full pt_regs). After
+		// an exit: every volatile register but rax and rdx (the SysV ABI,
+		// as check's x86Convention).
+		meaningless: map[trampolines.Role][]string{
+			trampolines.Entry: {"r10", "r11"},
+			trampolines.Exit:  {"rcx", "rsi", "rdi", "r8", "r9", "r10", "r11"},
+		},
+		dispOpen: "(%",
 	}
 }

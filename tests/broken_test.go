@@ -51,6 +51,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"s390x_entry_wrong_gpr15.S", []check.Kind{check.WrongValue}},
 		{"s390x_entry_clobbers_r3.S", []check.Kind{check.Clobber}},
 		{"s390x_entry_skips_callback.S", []check.Kind{check.Control}},
+		{"s390x_entry_frame_no_r14.S", []check.Kind{check.Backchain}},
 		{"s390x_entry_ok.S", nil},
 		{"s390x_rth_ok.S", nil},
 	}
