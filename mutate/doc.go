@@ -9,16 +9,21 @@
 //   - killed: its error findings differ from the original's;
 //   - equivalent: it behaves exactly like the original: the same machine
 //     code after assembly, or the same observations on every call of every
-//     workload (registers when each trampoline run leaves, where it
-//     leaves to, the arguments and the ftrace_regs of every call into C,
-//     the caller's stack words, the workload's results; code addresses
+//     workload: where each trampoline run leaves to and the registers that
+//     mean something then (not those the ABI leaves undefined: x86-64 r10
+//     and r11 after an entry, the volatile registers but the return
+//     registers after an exit; s390x r0 and r1, and r3-r5 after an exit),
+//     the name, arguments (not the frame_pointer arguments the kernel
+//     ignores without HAVE_FUNCTION_GRAPH_FP_TEST) and every frame slot of
+//     each call into C, the caller's stack words after the run (not the
+//     s390x scratch bytes 0-71), the workload's results; code addresses
 //     compared as symbol+offset, since a shorter trampoline moves the code
-//     linked after it);
+//     linked after it;
 //   - survived: it behaves differently and the check says nothing. A
-//     survivor whose only difference is in frame slots the original's
-//     check reports as unused-store has reason "removable" (it removes or
-//     changes work nobody observes); any other survivor is a gap in the
-//     checks.
+//     survivor whose only differences are frame slots, one of them a slot
+//     the original's check reports as unused-store and the others slots C
+//     read in neither run, has reason "removable" (it removes or moves
+//     work nobody observes); any other survivor is a gap in the checks.
 //
 // Which source lines are instructions comes from the C preprocessor's
 // output (asm.Preprocess) with its linemarkers: a line is an instruction
