@@ -317,6 +317,14 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	if hc.Name == harness.HostOpsListFunc && z.t.Role == trampolines.Entry {
 		z.callbackArgs(inv, hc)
 	}
+	if hc.Name == harness.HostPrepareFtraceRet && z.t.Role == trampolines.Entry && z.conv.graphEntryArgs != nil {
+		for _, w := range z.conv.graphEntryArgs(inv) {
+			if got := hc.Regs[a.Args[w.Index]]; got != w.Want {
+				z.col.add(WrongValue, "", z.reg(a.Args[w.Index]), fmt.Sprintf("prepare_ftrace_return argument %s is wrong", w.Name),
+					fmt.Sprintf("%s, want %s", z.where(got), z.where(w.Want)))
+			}
+		}
+	}
 }
 
 // backchain: from r15 at the call, the chain must reach the traced

@@ -32,8 +32,18 @@ type convention struct {
 	// above its entry sp for the unwinder (above: AboveWindow bytes from
 	// the entry sp after the run); it returns what is wrong, one line each.
 	frameWords func(inv *harness.Invocation, above []byte) []string
+	// graphEntryArgs are the arguments an entry trampoline's own
+	// ftrace_graph_caller must pass to prepare_ftrace_return.
+	graphEntryArgs func(inv *harness.Invocation) []argWant
 	// ignoreBits are bits of a slot not compared with its meaning (nil: none).
 	ignoreBits func(s regs.Slot) uint64
+}
+
+// argWant is what argument Index (of the argument registers) must hold.
+type argWant struct {
+	Index int
+	Name  string
+	Want  uint64
 }
 
 func conventionOf(a *regs.Arch) convention {

@@ -43,6 +43,12 @@ func s390xConvention(a *regs.Arch) convention {
 		},
 		wantSP:     func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
 		frameWords: func(inv *harness.Invocation, above []byte) []string { return s390xTracedFrame(a, inv, above) },
+		// <= v6.13 ftrace_graph_caller: prepare_ftrace_return(ra = saved
+		// r14, sp = saved r15, ip = psw.addr) (arch/s390/kernel/mcount.S and
+		// ftrace.c, v6.13); ip may be a callback's redirect.
+		graphEntryArgs: func(inv *harness.Invocation) []argWant {
+			return []argWant{{0, "ra", inv.Before[a.MustReg("r14")]}, {1, "sp", inv.Before[a.SP]}, {2, "ip", inv.WantPC}}
+		},
 		// psw.mask is compared without the condition code (bits 44-45):
 		// Unicorn's EPSW (QEMU op_epsw) reads psw_mask, whose CC bits QEMU
 		// does not keep current (it keeps the CC in cc_op), so the emulated

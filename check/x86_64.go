@@ -29,6 +29,13 @@ func x86Convention(a *regs.Arch) convention {
 		// reloaded (arch/x86/kernel/ftrace_64.S v5.11-v6.19, reference
 		// x86_64.md): with full regs r10 joins the registers kept.
 		keepFullRegs: map[trampolines.Role][]int{trampolines.Entry: regsByName(a, "r10")},
+		// v5.10 ftrace_graph_caller: prepare_ftrace_return(ip, &the traced
+		// function's return address, frame_pointer) (arch/x86/kernel/
+		// ftrace_64.S and ftrace.c, v5.10); frame_pointer is unused without
+		// HAVE_FUNCTION_GRAPH_FP_TEST (reference fgraph-fprobe.md).
+		graphEntryArgs: func(inv *harness.Invocation) []argWant {
+			return []argWant{{0, "self_addr", inv.EntryRet - uint64(a.McountInsnSize)}, {1, "parent", inv.Before[a.SP] + 8}}
+		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			return role == trampolines.Entry && off < 8
 		},

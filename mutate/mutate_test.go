@@ -28,6 +28,8 @@ func TestClassification(t *testing.T) {
 			{"ftrace_regs_caller", "trampolines/x86_64/ftrace_regs_caller.S:45", "delete: delete `movq R10(%rsp), %r10`", Killed, ""},
 			// And the other: ftrace_graph_caller that never hooks the return.
 			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:36", "delete: delete `call prepare_ftrace_return`", Killed, ""},
+			// ... or hooks it with a wrong parent pointer.
+			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:34", "displacement: displacement +8", Killed, ""},
 			// The frame pointer argument the kernel ignores (no FP_TEST).
 			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:35", "delete: delete `movq $0, %rdx`", Equivalent, ""},
 			{"rth-merged", "trampolines/x86_64/rth_merged.S:12", "register:", Killed, ""},
@@ -40,6 +42,8 @@ func TestClassification(t *testing.T) {
 			// without its return address (the unwinder's r14 slot).
 			{"ftrace_caller", "trampolines/s390x/ftrace_regs_entry.h:20", "delete: delete `stg %r0,(__SF_GPRS+8*8)(%r15)`", Killed, ""},
 			{"ftrace_caller", "trampolines/s390x/ftrace_regs_entry.h:21", "delete: delete `stg %r15,(__SF_GPRS+9*8)(%r15)`", Killed, ""},
+			// prepare_ftrace_return told the wrong traced function.
+			{"ftrace_caller-v6.13", "trampolines/s390x/ftrace_caller_v6.13.S:41", "delete:", Killed, ""},
 			// r0 after the entry means nothing: lmg wrapping into r0.
 			{"ftrace_caller", "trampolines/s390x/ftrace_caller.S:50", "register: %r15 -> %r0 in `0: lmg %r2,%r15", Equivalent, ""},
 		},
