@@ -23,7 +23,11 @@
 //     survivor whose only differences are frame slots, one of them a slot
 //     the original's check reports as unused-store and the others slots C
 //     read in neither run, has reason "removable" (it removes or moves
-//     work nobody observes); any other survivor is a gap in the checks.
+//     work nobody observes); one whose only differences are stack
+//     addresses handed to C (and slots nobody reads) has reason
+//     "stack-layout" (its frame moved, e.g. 8 bytes larger, and
+//     everything anyone reads is the same); any other survivor is a gap
+//     in the checks.
 //
 // Which source lines are instructions comes from the C preprocessor's
 // output (asm.Preprocess) with its linemarkers: a line is an instruction

@@ -62,7 +62,12 @@ type obsVal struct {
 	val       uint64
 }
 
-const unwritten = 0x7fff_dead_0000_0001
+// Values no observation holds otherwise: a slot the trampoline did not
+// write, a caller's stack word it did not change.
+const (
+	unwritten = 0x7fff_dead_0000_0001
+	unchanged = 0x7fff_dead_0000_0002
+)
 
 func newObservations(a *regs.Arch, ignored map[string]int) *observations {
 	h := hooks[a.Name]
@@ -159,8 +164,14 @@ func (o *observations) observe(c *harness.Call) {
 				o.read[rd.Slot] = true
 			}
 		}
-		for off := o.scratch; off+a.WordSize <= len(inv.AboveAfter); off += a.WordSize {
-			add(obsAbove, i, 0, off, o.value(a.Word(inv.AboveAfter[off:off+a.WordSize])))
+		// The caller's stack words the run changed (a word it left alone
+		// may hold anything an earlier run left in a dead scratch slot).
+		for off := o.scratch; off+a.WordSize <= len(inv.AboveAfter) && off+a.WordSize <= len(inv.AboveBefore); off += a.WordSize {
+			v := uint64(unchanged)
+			if after := a.Word(inv.AboveAfter[off : off+a.WordSize]); after != a.Word(inv.AboveBefore[off:off+a.WordSize]) {
+				v = o.value(after)
+			}
+			add(obsAbove, i, 0, off, v)
 		}
 	}
 	o.calls = append(o.calls, co)
@@ -170,6 +181,8 @@ func (o *observations) observe(c *harness.Call) {
 // mutant: Slot is set for a frame slot.
 type difference struct {
 	Call, What, Slot string
+	kind             uint8
+	orig, mutant     uint64 // the two values (normalised)
 }
 
 func (d difference) String() string { return d.Call + ": " + d.What }
@@ -201,6 +214,24 @@ func (o *observations) describe(v obsVal) (what, slot string) {
 	return "?", ""
 }
 
+// onlyStackLayout reports whether the differences are only where the
+// trampoline put its frame: arguments that are stack addresses in both
+// runs (at least one) and frame slots C read in neither run.
+func (o *observations) onlyStackLayout(diff []difference, m *observations) bool {
+	stack := o.a.Memory.Stack
+	moved := false
+	for _, d := range diff {
+		switch {
+		case d.kind == obsArg && stack.Contains(d.orig) && stack.Contains(d.mutant):
+			moved = true
+		case d.Slot != "" && !o.read[d.Slot] && !m.read[d.Slot]:
+		default:
+			return false
+		}
+	}
+	return moved
+}
+
 // diff lists what differs between o and m.
 func (o *observations) diff(m *observations) []difference {
 	var out []difference
@@ -219,7 +250,7 @@ func (o *observations) diff(m *observations) []difference {
 			}
 			if a.vals[k].val != b.vals[k].val {
 				what, slot := o.describe(a.vals[k])
-				out = append(out, difference{Call: a.name, What: what, Slot: slot})
+				out = append(out, difference{Call: a.name, What: what, Slot: slot, kind: a.vals[k].kind, orig: a.vals[k].val, mutant: b.vals[k].val})
 			}
 		}
 		if len(a.vals) != len(b.vals) && (n == 0 || a.vals[n-1].kind == b.vals[n-1].kind) {

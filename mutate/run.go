@@ -28,6 +28,12 @@ const (
 // slots nobody reads (the original's unused-store findings).
 const ReasonRemovable = "removable"
 
+// ReasonStackLayout marks a survivor that only moved its frame on the
+// stack (a frame 8 bytes larger or smaller, still aligned): every value
+// the callbacks, the kernel and the caller see is the same, only the
+// stack addresses handed to C differ.
+const ReasonStackLayout = "stack-layout"
+
 // Config is one mutation run.
 type Config struct {
 	Arch   *regs.Arch
@@ -48,7 +54,7 @@ type Config struct {
 type Survivor struct {
 	Mutation string `json:"mutation"`
 	Line     string `json:"line"`   // file:line
-	Reason   string `json:"reason"` // "removable", or "" (a gap in the checks)
+	Reason   string `json:"reason"` // "removable", "stack-layout", or "" (a gap in the checks)
 	// Finding is the original's unused-store finding a removable survivor
 	// matches.
 	Finding string `json:"finding,omitempty"`
@@ -330,6 +336,9 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 	s := &Survivor{Mutation: m.Mutation(), Line: m.Where()}
 	if f, ok := o.removable(diff, obs); ok {
 		s.Reason, s.Finding = ReasonRemovable, f
+	} else if o.obs.onlyStackLayout(diff, obs) {
+		s.Reason = ReasonStackLayout
+		s.Differs = summarizeDiff(diff, 3)
 	} else {
 		s.Differs = summarizeDiff(diff, 6)
 	}

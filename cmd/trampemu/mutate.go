@@ -87,8 +87,13 @@ func mutateTable(w io.Writer, sums []mutate.Summary) error {
 	for _, s := range sums {
 		for _, v := range s.Survived {
 			fmt.Fprintf(w, "\n%s %s: %s: %s\n", s.Arch, s.Variant, v.Line, v.Mutation)
-			if v.Reason != "" {
+			switch {
+			case v.Finding != "":
 				fmt.Fprintf(w, "  %s: %s\n", v.Reason, v.Finding)
+			case v.Reason != "":
+				fmt.Fprintf(w, "  %s\n", v.Reason)
+			default:
+				fmt.Fprintf(w, "  unexplained: a gap in the checks\n")
 			}
 			for _, d := range v.Differs {
 				fmt.Fprintf(w, "  differs: %s\n", d)
