@@ -25,10 +25,11 @@ func x86Convention(a *regs.Arch) convention {
 			trampolines.Exit:  regsByName(a, "rax", "rdx", "rbp", "rbx", "r12", "r13", "r14", "r15"),
 		},
 		// ftrace_regs_caller reloads r15 r14 r13 r12 r10 rbx from pt_regs
-		// after the callbacks, then restore_mcount_regs; r11 is not
-		// reloaded (arch/x86/kernel/ftrace_64.S v5.11-v6.19, reference
-		// x86_64.md): with full regs r10 joins the registers kept.
-		keepFullRegs: map[trampolines.Role][]int{trampolines.Entry: regsByName(a, "r10")},
+		// after the callbacks, then restore_mcount_regs, and pops EFLAGS
+		// copied back over the flags it pushed; r11 is not reloaded
+		// (arch/x86/kernel/ftrace_64.S v5.11-v6.19, reference x86_64.md):
+		// with full regs r10 and the flags join the registers kept.
+		keepFullRegs: map[trampolines.Role][]int{trampolines.Entry: regsByName(a, "r10", "rflags")},
 		// v5.10 ftrace_graph_caller: prepare_ftrace_return(ip, &the traced
 		// function's return address, frame_pointer) (arch/x86/kernel/
 		// ftrace_64.S and ftrace.c, v5.10); frame_pointer is unused without

@@ -26,6 +26,8 @@ func TestClassification(t *testing.T) {
 			{"ftrace_caller", "trampolines/x86_64/ftrace_caller.S:23", "delete: delete `call ftrace_stub`", Stillborn, ""},
 			// The gap mutation testing found: r10 not reloaded from pt_regs.
 			{"ftrace_regs_caller", "trampolines/x86_64/ftrace_regs_caller.S:45", "delete: delete `movq R10(%rsp), %r10`", Killed, ""},
+			// ... and the flags not copied back over the pushed ones.
+			{"ftrace_regs_caller", "trampolines/x86_64/ftrace_regs_caller.S:37", "delete: delete `movq EFLAGS(%rsp), %rax`", Killed, ""},
 			// And the other: ftrace_graph_caller that never hooks the return.
 			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:36", "delete: delete `call prepare_ftrace_return`", Killed, ""},
 			// ... or hooks it with a wrong parent pointer.
