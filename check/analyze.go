@@ -303,6 +303,12 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	if a.Name == "s390x" {
 		z.backchain(inv, hc)
 	}
+	if hc.Layout != nil && hc.Base < callSP+z.conv.calleeArea {
+		// The C function's own frame (and any interrupt) would overwrite
+		// the structure it was handed.
+		z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("the structure handed to %s lies below the caller's sp+%d", hc.Name, z.conv.calleeArea),
+			fmt.Sprintf("at sp %+d", int64(hc.Base-callSP)))
+	}
 	// The C function's frame starts at sp: count it as the trampoline's
 	// stack use (x86-64: the pushed return address is below sp already).
 	if entry := inv.Before[a.SP]; callSP < entry {

@@ -32,6 +32,9 @@ type convention struct {
 	// above its entry sp for the unwinder (above: AboveWindow bytes from
 	// the entry sp after the run); it returns what is wrong, one line each.
 	frameWords func(inv *harness.Invocation, above []byte) []string
+	// calleeArea is how many bytes above its sp (before the call) a C
+	// function may write: a structure handed to it must start above them.
+	calleeArea uint64
 	// graphEntryArgs are the arguments an entry trampoline's own
 	// ftrace_graph_caller must pass to prepare_ftrace_return.
 	graphEntryArgs func(inv *harness.Invocation) []argWant

@@ -43,6 +43,11 @@ func s390xConvention(a *regs.Arch) convention {
 		},
 		wantSP:     func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
 		frameWords: func(inv *harness.Invocation, above []byte) []string { return s390xTracedFrame(a, inv, above) },
+		// The caller of a C function provides the 160-byte register save
+		// area at its sp, which the callee writes (s390x ELF ABI, "Stack
+		// frame"; STACK_FRAME_OVERHEAD): what the trampoline hands to C
+		// must lie above it.
+		calleeArea: regs.S390StackFrameOverhead,
 		// <= v6.13 ftrace_graph_caller: prepare_ftrace_return(ra = saved
 		// r14, sp = saved r15, ip = psw.addr) (arch/s390/kernel/mcount.S and
 		// ftrace.c, v6.13); ip may be a callback's redirect.
@@ -118,6 +123,14 @@ func s390xTracedFrame(a *regs.Arch, inv *harness.Invocation, above []byte) []str
 	if got := word(120); got != f {
 		out = append(out, fmt.Sprintf("the frame built for the traced function (entry sp-%d) holds r15 = %#x, want the frame's own address %#x",
 			regs.S390TracedFuncFrameSize, got, f))
+	}
+	// The frame handed to C must chain to that frame, not past or beside
+	// it: the unwinder follows the back chain from there.
+	for i := range inv.Calls {
+		if bc := inv.Calls[i].Backchain; len(bc) >= 2 && bc[1] != f {
+			out = append(out, fmt.Sprintf("at the call to %s the back chain goes from sp to %#x, not to the frame built for the traced function (%#x)",
+				inv.Calls[i].Name, bc[1], f))
+		}
 	}
 	return out
 }

@@ -46,6 +46,10 @@ func TestClassification(t *testing.T) {
 			{"ftrace_caller", "trampolines/s390x/ftrace_regs_entry.h:21", "delete: delete `stg %r15,(__SF_GPRS+9*8)(%r15)`", Killed, ""},
 			// prepare_ftrace_return told the wrong traced function.
 			{"ftrace_caller-v6.13", "trampolines/s390x/ftrace_caller_v6.13.S:41", "delete:", Killed, ""},
+			// The callback's frame chained past the traced function's.
+			{"ftrace_caller", "trampolines/s390x/ftrace_regs_entry.h:32", "delete: delete `aghi %r1,-TRACED_FUNC_FRAME_SIZE`", Killed, ""},
+			// ftrace_regs released before the call that reads them.
+			{"rth-merged", "trampolines/s390x/rth_merged.S:16", "swap: swap `brasl %r14,ftrace_return_to_handler` with `aghi", Killed, ""},
 			// A frame 8 bytes larger: only the stack addresses differ.
 			{"ftrace_caller-v4", "trampolines/s390x/ftrace_caller_v4.S:15", "immediate: immediate -STACK_FRAME_SIZE-8", Survived, ReasonStackLayout},
 			// r0 after the entry means nothing: lmg wrapping into r0.
