@@ -143,3 +143,40 @@ func TestMutantsOfEachKind(t *testing.T) {
 		}
 	}
 }
+
+// TestRunParallel: Run over a few mutants of one variant per arch, in
+// parallel: every mutant classified once, the counts add up, the progress
+// reaches the total.
+func TestRunParallel(t *testing.T) {
+	for _, c := range []struct {
+		a       *regs.Arch
+		variant string
+		line    int
+	}{{regs.X86_64, "rth-merged", 12}, {regs.S390X, "rth-merged", 13}} {
+		v, err := harness.FindVariant(c.a, "", c.variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := harness.FromVariant(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done, total int
+		sums, err := Run(Config{Arch: c.a, Tramps: []harness.Tramp{tr}, Calls: 2, Workloads: []string{"add"}, Workers: 4,
+			Only:     func(m Mutant) bool { return m.Line == c.line },
+			Progress: func(d, n int) { done, total = d, n }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sums[0]
+		if s.Mutants == 0 || s.Mutants != s.Killed+s.Stillborn+s.Equivalent+len(s.Survived) {
+			t.Errorf("%s: %d mutants, %d killed + %d stillborn + %d equivalent + %d survived", c.a.Name, s.Mutants, s.Killed, s.Stillborn, s.Equivalent, len(s.Survived))
+		}
+		if s.Killed == 0 {
+			t.Errorf("%s: no mutant of line %d killed", c.a.Name, c.line)
+		}
+		if done != total || total != s.Mutants+1 {
+			t.Errorf("%s: progress %d of %d, want %d", c.a.Name, done, total, s.Mutants+1)
+		}
+	}
+}
