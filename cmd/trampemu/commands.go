@@ -192,7 +192,7 @@ func cmdCheck(args []string, w io.Writer) error {
 	var workloads multi
 	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
 	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
-	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
+	calls := fs.Int("calls", 8, "calls per workload (1 to 100000), each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
 	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return workloads })
@@ -252,7 +252,7 @@ type fullReport struct {
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
-	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
+	calls := fs.Int("calls", 8, "calls per (variant, workload) (1 to 100000), each with random registers")
 	speed := fs.Uint64("speed", 200000, "traced calls per speed measurement (0: none)")
 	nativeCalls := fs.Int("native", 200000, "calls per native timing loop of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")

@@ -19,7 +19,7 @@ func cmdMutate(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	arch := fs.String("arch", "", "architecture: x86_64, s390x, or all (every variant of both)")
 	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
-	calls := fs.Int("calls", 8, "calls per workload of each mutant's check")
+	calls := fs.Int("calls", 8, "calls per workload of each mutant's check (1 to 100000)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
