@@ -94,7 +94,39 @@ const HostStubStride = 16
 // HostAddr returns the stub address of the i-th host function.
 func HostAddr(a *regs.Arch, i int) uint64 { return a.Memory.Stubs.Base + uint64(i)*HostStubStride }
 
-var cache sync.Map // content hash -> *Image
+// cache holds the images built in this process by content hash, the
+// newest maxCached of them: a run of trampemu mutate builds thousands of
+// pairings, each needed only while its checks run.
+var cache = imageCache{m: map[string]*Image{}}
+
+const maxCached = 256
+
+type imageCache struct {
+	mu    sync.Mutex
+	m     map[string]*Image
+	order []string // insertion order, oldest first
+}
+
+func (c *imageCache) Load(key string) (*Image, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	im, ok := c.m[key]
+	return im, ok
+}
+
+func (c *imageCache) Store(key string, im *Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	c.m[key] = im
+	c.order = append(c.order, key)
+	for len(c.order) > maxCached {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
 
 // Build preprocesses, assembles and links the sources into one Image.
 // Identical inputs are built once per process.
@@ -107,7 +139,7 @@ func Build(opt Options, srcs ...Source) (*Image, error) {
 	}
 	key := buildKey(opt, srcs)
 	if im, ok := cache.Load(key); ok {
-		return im.(*Image), nil
+		return im, nil
 	}
 	im, err := build(opt, srcs)
 	if err != nil {
