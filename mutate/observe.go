@@ -31,10 +31,15 @@ type observations struct {
 	// (archHooks.meaningless); scratch: archHooks.scratchAbove.
 	skipReg map[trampolines.Role][]bool
 	scratch int
+	// detailed keeps every value (for diff); otherwise only each call's
+	// hash is kept: a mutant is run again detailed only when a hash
+	// differs (a runaway mutant makes millions of runs).
+	detailed bool
 }
 
 type callObs struct {
 	name string // workload#n
+	hash uint64 // of every value, in order
 	vals []obsVal
 }
 
@@ -69,10 +74,10 @@ const (
 	unchanged = 0x7fff_dead_0000_0002
 )
 
-func newObservations(a *regs.Arch, ignored map[string]int) *observations {
+func newObservations(a *regs.Arch, ignored map[string]int, detailed bool) *observations {
 	h := hooks[a.Name]
 	o := &observations{a: a, ignored: ignored, perWorkload: map[string]int{}, read: map[string]bool{},
-		skipReg: map[trampolines.Role][]bool{}, scratch: h.scratchAbove}
+		skipReg: map[trampolines.Role][]bool{}, scratch: h.scratchAbove, detailed: detailed}
 	for role, names := range h.meaningless {
 		skip := make([]bool, len(a.Regs))
 		for _, n := range names {
@@ -115,8 +120,21 @@ func (o *observations) observe(c *harness.Call) {
 	a := o.a
 	co := callObs{name: fmt.Sprintf("%s#%d", c.Workload, o.perWorkload[c.Workload])}
 	o.perWorkload[c.Workload]++
+	h := fnv.New64a()
+	var b [8]byte
+	hash := func(kind uint8, idx int, v uint64) {
+		b[0], b[1], b[2] = kind, byte(idx), byte(idx>>8)
+		h.Write(b[:3])
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+		h.Write(b[:])
+	}
 	add := func(kind uint8, inv, call, idx int, v uint64) {
-		co.vals = append(co.vals, obsVal{kind: kind, inv: int16(inv), call: int16(call), idx: int16(idx), val: v})
+		hash(kind, idx, v)
+		if o.detailed {
+			co.vals = append(co.vals, obsVal{kind: kind, inv: int16(inv), call: int16(call), idx: int16(idx), val: v})
+		}
 	}
 	done := uint64(0)
 	if c.Done {
@@ -156,7 +174,10 @@ func (o *observations) observe(c *harness.Call) {
 				if st.Written {
 					v = o.value(st.Value)
 				}
-				co.vals = append(co.vals, obsVal{kind: obsSlot, inv: int16(i), call: int16(j), idx: int16(st.Index), layout: hc.Layout, val: v})
+				hash(obsSlot, st.Index, v)
+				if o.detailed {
+					co.vals = append(co.vals, obsVal{kind: obsSlot, inv: int16(i), call: int16(j), idx: int16(st.Index), layout: hc.Layout, val: v})
+				}
 			}
 		}
 		for _, rd := range inv.Reads {
@@ -174,7 +195,21 @@ func (o *observations) observe(c *harness.Call) {
 			add(obsAbove, i, 0, off, v)
 		}
 	}
+	co.hash = h.Sum64()
 	o.calls = append(o.calls, co)
+}
+
+// same reports whether m saw exactly what o saw (by the hashes).
+func (o *observations) same(m *observations) bool {
+	if len(o.calls) != len(m.calls) {
+		return false
+	}
+	for i := range o.calls {
+		if o.calls[i].hash != m.calls[i].hash {
+			return false
+		}
+	}
+	return true
 }
 
 // difference is one observation that differs between the original and a

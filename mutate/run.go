@@ -239,16 +239,17 @@ func code(im *asm.Image) []byte {
 }
 
 // mutantLimit bounds the instructions of each batch of calls of a check
-// here: a batch of the originals runs well under a million (the 130-deep
-// chain included), and a mutant that recurses or loops without end must
-// not take the emulator's default 50 million.
-const mutantLimit = 5_000_000
+// here: a batch of the originals runs about half a million at most (the
+// 130-deep chain, fib), and a mutant that recurses or loops without end
+// must not take the emulator's default 50 million (nor the memory of a
+// million trampoline runs).
+const mutantLimit = 2_000_000
 
 // run checks t with partner one workload at a time (each as check.Run
 // would, from seed 1) and records the observations; stop, when set, ends
 // the run after the first workload for which it returns true.
-func run(cfg Config, t, partner harness.Tramp, stop func([]check.Result) bool) ([]check.Result, *observations, error) {
-	obs := newObservations(cfg.Arch, ignoredArgs(cfg.Arch, t, partner))
+func run(cfg Config, t, partner harness.Tramp, detailed bool, stop func([]check.Result) bool) ([]check.Result, *observations, error) {
+	obs := newObservations(cfg.Arch, ignoredArgs(cfg.Arch, t, partner), detailed)
 	wls := cfg.Workloads
 	if len(wls) == 0 {
 		wls = harness.WorkloadNames(cfg.Arch)
@@ -277,7 +278,7 @@ func (o *original) check(cfg Config) error {
 		return fmt.Errorf("%s: %w", o.t.Name, err)
 	}
 	o.code = code(im)
-	rs, obs, err := run(cfg, o.t, o.partner, nil)
+	rs, obs, err := run(cfg, o.t, o.partner, true, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.t.Name, err)
 	}
@@ -321,7 +322,7 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		}
 		return false
 	}
-	rs, obs, err := run(cfg, t, p, newError)
+	rs, obs, err := run(cfg, t, p, false, newError)
 	if err != nil {
 		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
@@ -339,6 +340,15 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 			first = "an error finding of the original is gone"
 		}
 		oc.Class, oc.Detail = Killed, firstLine(first)
+		return oc
+	}
+	if o.obs.same(obs) {
+		oc.Class, oc.Detail = Equivalent, "same observations"
+		return oc
+	}
+	// A survivor: run it again keeping every value, to say what differs.
+	if _, obs, err = run(cfg, t, p, true, nil); err != nil {
+		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
 	}
 	diff := o.obs.diff(obs)
