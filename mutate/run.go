@@ -78,10 +78,14 @@ type Outcome struct {
 
 // Summary is the mutation result of one variant.
 type Summary struct {
-	Arch       string     `json:"arch"`
-	Variant    string     `json:"variant"`
-	Role       string     `json:"role"`
-	Kernel     bool       `json:"kernel"`
+	Arch    string `json:"arch"`
+	Variant string `json:"variant"`
+	Role    string `json:"role"`
+	Kernel  bool   `json:"kernel"`
+	// Bug is the variant's known defect: its error findings can hide a
+	// mutant's (one that only breaks what is already broken survives).
+	Bug        string     `json:"bug,omitempty"`
+	User       bool       `json:"user,omitempty"` // a user's --file
 	Mutants    int        `json:"mutants"`
 	Killed     int        `json:"killed"`
 	Stillborn  int        `json:"stillborn"`
@@ -100,6 +104,13 @@ func (s Summary) Unexplained() int {
 		}
 	}
 	return n
+}
+
+// Gap reports whether the summary shows a gap in the checks: an
+// unexplained survivor of a user's file or of a merged variant without a
+// known bug (a draft's or a known bug's findings can mask its mutants).
+func (s Summary) Gap() bool {
+	return s.Unexplained() > 0 && (s.User || (s.Kernel && s.Bug == ""))
 }
 
 // original is what every mutant of a variant is compared with.
@@ -169,8 +180,11 @@ func Run(cfg Config) ([]Summary, error) {
 	var jobs []job
 	out := make([]Summary, len(origs))
 	for i, o := range origs {
-		out[i] = Summary{Arch: a.Name, Variant: o.t.Name, Role: string(o.t.Role), Kernel: o.t.Kernel(),
+		out[i] = Summary{Arch: a.Name, Variant: o.t.Name, Role: string(o.t.Role), Kernel: o.t.Kernel(), User: o.t.Variant == nil,
 			Mutants: len(o.mutants), Outcomes: make([]Outcome, len(o.mutants)), Survived: []Survivor{}}
+		if o.t.Variant != nil {
+			out[i].Bug = o.t.Variant.Bug
+		}
 		for j := range o.mutants {
 			jobs = append(jobs, job{i, j})
 		}

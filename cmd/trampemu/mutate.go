@@ -66,7 +66,7 @@ func cmdMutate(args []string, w io.Writer) error {
 		return err
 	}
 	for _, s := range sums {
-		if s.Unexplained() > 0 {
+		if s.Gap() {
 			return errFindings
 		}
 	}
