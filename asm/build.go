@@ -71,8 +71,12 @@ func (e *Error) Error() string {
 			strings.Join(e.Undefined, ", "))
 		return b.String()
 	}
+	// The first message on the first line: one line says what is wrong.
 	fmt.Fprintf(&b, "%s failed", e.Stage)
-	for _, m := range e.Messages {
+	if len(e.Messages) > 0 {
+		fmt.Fprintf(&b, ": %s", e.Messages[0])
+	}
+	for _, m := range e.Messages[min(1, len(e.Messages)):] {
 		b.WriteString("\n  ")
 		b.WriteString(m)
 	}
@@ -95,7 +99,39 @@ const HostStubStride = 16
 // HostAddr returns the stub address of the i-th host function.
 func HostAddr(a *regs.Arch, i int) uint64 { return a.Memory.Stubs.Base + uint64(i)*HostStubStride }
 
-var cache sync.Map // content hash -> *Image
+// cache holds the images built in this process by content hash, the
+// newest maxCached of them: a run of trampemu mutate builds thousands of
+// pairings, each needed only while its checks run.
+var cache = imageCache{m: map[string]*Image{}}
+
+const maxCached = 256
+
+type imageCache struct {
+	mu    sync.Mutex
+	m     map[string]*Image
+	order []string // insertion order, oldest first
+}
+
+func (c *imageCache) Load(key string) (*Image, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	im, ok := c.m[key]
+	return im, ok
+}
+
+func (c *imageCache) Store(key string, im *Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	c.m[key] = im
+	c.order = append(c.order, key)
+	for len(c.order) > maxCached {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
 
 // Build preprocesses, assembles and links the sources into one Image.
 // Identical inputs are built once per process.
@@ -108,7 +144,7 @@ func Build(opt Options, srcs ...Source) (*Image, error) {
 	}
 	key := buildKey(opt, srcs)
 	if im, ok := cache.Load(key); ok {
-		return im.(*Image), nil
+		return im, nil
 	}
 	im, err := build(opt, srcs)
 	if err != nil {
@@ -195,18 +231,9 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	unitObjs := map[string][]string{}
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
-		pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
-		if err != nil {
-			return nil, err
-		}
 		obj := filepath.Join(dir, base+".o")
-		args := append([]string{"--64", "-o", obj}, a.AsFlags...)
-		if a.Name == "s390x" {
-			args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
-		}
-		args = append(args, pre)
-		if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
-			return nil, &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+		if err := assemble(asPath, cppPath, dir, inc, a, opt, s, base, obj); err != nil {
+			return nil, err
 		}
 		if err := localize(a, obj, s); err != nil {
 			return nil, err
@@ -280,6 +307,72 @@ func localize(a *regs.Arch, obj string, s Source) error {
 	}
 	if out, err := exec.Command(objcopy, append(args, obj)...).CombinedOutput(); err != nil {
 		return &Error{Stage: "objcopy " + s.Name, Messages: toolMessages(out, obj, s.Name)}
+	}
+	return nil
+}
+
+// objCache holds the object file of each source assembled in this
+// process, by objKey: a pairing's runtime and workloads (and, when
+// trampemu mutate builds thousands of mutants of one trampoline, its
+// partner) are assembled once.
+var objCache sync.Map
+
+// objKey names everything an object depends on; "" (no caching) when the
+// source may include files from the user's folders, which can change.
+func objKey(a *regs.Arch, opt Options, s Source) string {
+	if len(opt.IncludeDirs) > 0 {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%q\x00%s\x00", a.Name, a.AsFlags, s.Name)
+	h.Write(s.Text)
+	for _, m := range []map[string]string{opt.Defines, s.Defines} {
+		for _, k := range sortedKeys(m) {
+			fmt.Fprintf(h, "\x00D%s=%s", k, m[k])
+		}
+	}
+	names := make([]string, 0, len(opt.Headers))
+	for k := range opt.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(h, "\x00H%s\x00%d\x00", k, len(opt.Headers[k]))
+		h.Write(opt.Headers[k])
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// assemble preprocesses and assembles one source into obj, or copies the
+// object from objCache.
+func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Source, base, obj string) error {
+	key := objKey(a, opt, s)
+	if key != "" {
+		if b, ok := objCache.Load(key); ok {
+			if err := os.WriteFile(obj, b.([]byte), 0o644); err != nil {
+				return fmt.Errorf("asm: %w", err)
+			}
+			return nil
+		}
+	}
+	pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"--64", "-o", obj}, a.AsFlags...)
+	if a.Name == "s390x" {
+		args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
+	}
+	args = append(args, pre)
+	if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
+		return &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+	}
+	if key != "" {
+		b, err := os.ReadFile(obj)
+		if err != nil {
+			return fmt.Errorf("asm: %w", err)
+		}
+		objCache.Store(key, b)
 	}
 	return nil
 }

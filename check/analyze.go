@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"trampemu/emu"
 	"trampemu/ftrace"
@@ -166,7 +167,20 @@ func (z *analyzer) runError(err error) {
 	if e.Err != nil {
 		detail = e.Err.Error()
 	}
+	if kind == Fault {
+		// Everything needed to debug it on one line: arch, pc, registers.
+		detail += fmt.Sprintf("; %s pc %#x; registers: %s", e.Arch, e.PC, oneLineRegs(e))
+	}
 	z.col.add(kind, "", "", summary, detail)
+}
+
+// oneLineRegs is the fault's register file on one line.
+func oneLineRegs(e *emu.Error) string {
+	a, err := regs.ArchByName(e.Arch)
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(a.FormatRegs(&e.Regs)), " ")
 }
 
 func (z *analyzer) invocation(inv *harness.Invocation) {
@@ -181,6 +195,11 @@ func (z *analyzer) invocation(inv *harness.Invocation) {
 				fmt.Sprintf("leaves with sp = entry sp %+d, want %+d", int64(inv.After[a.SP]-sp), int64(want-sp)))
 		}
 		z.clobbers(inv)
+		if z.conv.frameWords != nil && role == trampolines.Entry {
+			for _, p := range z.conv.frameWords(inv, inv.AboveAfter) {
+				z.col.add(Backchain, "", "", "the frame built for the traced function is wrong", p)
+			}
+		}
 	}
 	for i := range inv.Calls {
 		z.hostCall(inv, &inv.Calls[i])
@@ -220,6 +239,30 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 	}
 	if n == 0 || (n > 1 && z.t.Role == trampolines.Entry) {
 		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), want, n), detail)
+	}
+	z.calledGraphEntry(inv)
+}
+
+// calledGraphEntry: an entry trampoline that starts graph tracing itself
+// (ftrace_graph_caller, x86-64 <= v5.15 and s390x <= v6.13) must call
+// prepare_ftrace_return once per run while a graph user is registered:
+// without it the traced function's return is never hooked and the graph
+// users never see it (x86-64 v5.10 arch/x86/kernel/ftrace_64.S
+// SYM_FUNC_START(ftrace_graph_caller); s390x v6.13
+// arch/s390/kernel/mcount.S ftrace_graph_caller block).
+func (z *analyzer) calledGraphEntry(inv *harness.Invocation) {
+	if z.t.Role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !z.h.K.GraphActive() {
+		return
+	}
+	n := 0
+	for i := range inv.Calls {
+		if inv.Calls[i].Name == harness.HostPrepareFtraceRet {
+			n++
+		}
+	}
+	if n != 1 {
+		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), harness.HostPrepareFtraceRet, n),
+			"with a graph user registered, ftrace_graph_caller must hook the return once per traced call")
 	}
 }
 
@@ -261,6 +304,17 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.where(inv.After[a.Link]), z.where(want)))
 		}
 	}
+	if fullRegs(inv) {
+		for _, i := range z.conv.keepFullRegs[z.t.Role] {
+			if !savedInFrame(inv, i) {
+				continue // not handed over: a stale slot is its own finding
+			}
+			if inv.After[i] != inv.Before[i] {
+				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s, which handed full pt_regs to the callbacks", z.reg(i), z.roleName()),
+					fmt.Sprintf("%#x -> %#x%s: a kprobe handler may set it in pt_regs, so the trampoline must reload it", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
+			}
+		}
+	}
 	for _, i := range z.conv.volatileInfo[z.t.Role] {
 		if inv.After[i] == inv.Before[i] {
 			z.volKept["kept"]++
@@ -290,6 +344,34 @@ func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
 	return out
 }
 
+// fullRegs reports whether a callback of the run got full pt_regs from
+// arch_ftrace_get_regs().
+func fullRegs(inv *harness.Invocation) bool {
+	for _, f := range inv.FullRegs {
+		if f {
+			return true
+		}
+	}
+	return false
+}
+
+// savedInFrame reports whether the run wrote register reg's slot of the
+// frame it handed to a callback.
+func savedInFrame(inv *harness.Invocation, reg int) bool {
+	for j := range inv.Calls {
+		hc := &inv.Calls[j]
+		if hc.Layout == nil {
+			continue
+		}
+		for _, st := range hc.Slots() {
+			if hc.Layout.Slots[st.Index].Reg == reg && st.Written {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func clobberNote(i int, v uint64) string {
 	if v == emu.ClobberValue(i) {
 		return ": the value a C function left there"
@@ -314,6 +396,12 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	if a.Name == "s390x" {
 		z.backchain(inv, hc)
 	}
+	if hc.Layout != nil && hc.Base < callSP+z.conv.calleeArea {
+		// The C function's own frame (and any interrupt) would overwrite
+		// the structure it was handed.
+		z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("the structure handed to %s lies below the caller's sp+%d", hc.Name, z.conv.calleeArea),
+			fmt.Sprintf("at sp %+d", int64(hc.Base-callSP)))
+	}
 	// The C function's frame starts at sp: count it as the trampoline's
 	// stack use (x86-64: the pushed return address is below sp already).
 	if entry := inv.Before[a.SP]; callSP < entry {
@@ -330,6 +418,7 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	}
 	if hc.Name == harness.HostPrepareFtraceRet && z.t.Role == trampolines.Entry {
 		z.graphFunc(inv, hc)
+		z.graphEntryArgs(inv, hc)
 	}
 }
 
@@ -354,6 +443,20 @@ func (z *analyzer) graphFunc(inv *harness.Invocation, hc *harness.HostCall) {
 	if hc.GraphFunc != ip {
 		z.col.add(WrongValue, "", "", "prepare_ftrace_return was given the wrong traced function",
 			fmt.Sprintf("%s, want %s (decoded as the %s era calls it)", z.where(hc.GraphFunc), z.where(ip), z.h.Setup.Entry.Name))
+	}
+}
+
+// graphEntryArgs: the arguments an entry's own ftrace_graph_caller passes
+// to prepare_ftrace_return, in the form its era calls it.
+func (z *analyzer) graphEntryArgs(inv *harness.Invocation, hc *harness.HostCall) {
+	a := z.a
+	if z.conv.graphEntryArgs != nil {
+		for _, w := range z.conv.graphEntryArgs(inv, z.h.Setup.Entry.PrepareABI(a)) {
+			if got := hc.Regs[a.Args[w.Index]]; got != w.Want {
+				z.col.add(WrongValue, "", z.reg(a.Args[w.Index]), fmt.Sprintf("prepare_ftrace_return argument %s is wrong", w.Name),
+					fmt.Sprintf("%s, want %s", z.where(got), z.where(w.Want)))
+			}
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package check
 
 import (
+	"fmt"
+	"trampemu/ftrace"
+
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -39,7 +42,25 @@ func s390xConvention(a *regs.Arch) convention {
 			}
 			return false
 		},
-		wantSP: func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		wantSP:     func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		frameWords: func(inv *harness.Invocation, above []byte) []string { return s390xTracedFrame(a, inv, above) },
+		// The caller of a C function provides the 160-byte register save
+		// area at its sp, which the callee writes (s390x ELF ABI, "Stack
+		// frame"; STACK_FRAME_OVERHEAD): what the trampoline hands to C
+		// must lie above it.
+		calleeArea: regs.S390StackFrameOverhead,
+		// <= v6.13 ftrace_graph_caller: prepare_ftrace_return(ra = saved
+		// r14, sp = saved r15, ip = psw.addr) (arch/s390/kernel/mcount.S and
+		// ftrace.c, v6.13); ip may be a callback's redirect.
+		// arch/s390/kernel/mcount.S ftrace_graph_caller: before v5.2
+		// prepare_ftrace_return(parent, ip); from "s390/ftrace: use
+		// HAVE_FUNCTION_GRAPH_RET_ADDR_PTR" (s390-5.2-1) (ra, sp, ip).
+		graphEntryArgs: func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant {
+			if abi == ftrace.PrepareParentIP {
+				return []argWant{{0, "parent", inv.Before[a.MustReg("r14")]}, {1, "ip", inv.WantPC}}
+			}
+			return []argWant{{0, "ra", inv.Before[a.MustReg("r14")]}, {1, "sp", inv.Before[a.SP]}, {2, "ip", inv.WantPC}}
+		},
 		// psw.mask is compared without the condition code (bits 44-45):
 		// Unicorn's EPSW (QEMU op_epsw) reads psw_mask, whose CC bits QEMU
 		// does not keep current (it keeps the CC in cc_op), so the emulated
@@ -81,4 +102,42 @@ func s390xConvention(a *regs.Arch) convention {
 			return 0, false
 		},
 	}
+}
+
+// s390xTracedFrame checks the 24-byte frame an entry trampoline builds for
+// the traced function below its entry sp R (kernel commit "s390/ftrace:
+// save traced function caller"; arch/s390/kernel/mcount.S
+// ftrace_regs_entry, v6.x): F = R-24 with back chain R (at F+152 = R+128),
+// r14 = the traced function's ip+6 (F+136 = R+112) and r15 = F (F+144 =
+// R+120). The unwinder and ftrace_return_address() read a frame's saved
+// r14 as its return address (arch/s390/kernel/unwind_bc.c, and
+// return_address() in arch/s390/include/asm/ftrace.h: sf->gprs[8]); a
+// wrong one drops or misnames the traced function in every stack trace
+// taken while the callbacks run. Only checked when the frame is there
+// (its back chain word holds R): older trampolines build none.
+func s390xTracedFrame(a *regs.Arch, inv *harness.Invocation, above []byte) []string {
+	r := inv.Before[a.SP]
+	f := r - regs.S390TracedFuncFrameSize
+	word := func(off uint64) uint64 { return a.Word(above[off : off+8]) }
+	if uint64(len(above)) < 136 || word(128) != r {
+		return nil
+	}
+	var out []string
+	if got := word(112); got != inv.EntryRet {
+		out = append(out, fmt.Sprintf("the frame built for the traced function (entry sp-%d) holds r14 = %#x, want its ip+%d %#x (the unwinder's return address)",
+			regs.S390TracedFuncFrameSize, got, a.McountInsnSize, inv.EntryRet))
+	}
+	if got := word(120); got != f {
+		out = append(out, fmt.Sprintf("the frame built for the traced function (entry sp-%d) holds r15 = %#x, want the frame's own address %#x",
+			regs.S390TracedFuncFrameSize, got, f))
+	}
+	// The frame handed to C must chain to that frame, not past or beside
+	// it: the unwinder follows the back chain from there.
+	for i := range inv.Calls {
+		if bc := inv.Calls[i].Backchain; len(bc) >= 2 && bc[1] != f {
+			out = append(out, fmt.Sprintf("at the call to %s the back chain goes from sp to %#x, not to the frame built for the traced function (%#x)",
+				inv.Calls[i].Name, bc[1], f))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -11,7 +12,7 @@ import (
 //   - Entry: the traced function has not run yet: its arguments (rdi rsi
 //     rdx rcx r8 r9), rax (vararg count) and every callee-saved register
 //     must survive; r10, r11 and the flags are scratch (ftrace_caller does
-//     not save them). The trampoline returns with ret: sp = entry sp + 8
+//     not save them; with full pt_regs ftrace_regs_caller reloads r10). The trampoline returns with ret: sp = entry sp + 8
 //     (entry sp itself when it returns into a direct trampoline).
 //   - Exit: the return value (rax, rdx) and callee-saved registers must
 //     survive; sp is the sp the traced function returned with.
@@ -23,6 +24,19 @@ func x86Convention(a *regs.Arch) convention {
 		keep: map[trampolines.Role][]int{
 			trampolines.Entry: regsByName(a, "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "rbp", "rbx", "r12", "r13", "r14", "r15"),
 			trampolines.Exit:  regsByName(a, "rax", "rdx", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+		},
+		// ftrace_regs_caller reloads r15 r14 r13 r12 r10 rbx from pt_regs
+		// after the callbacks, then restore_mcount_regs, and pops EFLAGS
+		// copied back over the flags it pushed; r11 is not reloaded
+		// (arch/x86/kernel/ftrace_64.S v5.11-v6.19, reference x86_64.md):
+		// with full regs r10 and the flags join the registers kept.
+		keepFullRegs: map[trampolines.Role][]int{trampolines.Entry: regsByName(a, "r10", "rflags")},
+		// v5.10 ftrace_graph_caller: prepare_ftrace_return(ip, &the traced
+		// function's return address, frame_pointer) (arch/x86/kernel/
+		// ftrace_64.S and ftrace.c, v5.10); frame_pointer is unused without
+		// HAVE_FUNCTION_GRAPH_FP_TEST (reference fgraph-fprobe.md).
+		graphEntryArgs: func(inv *harness.Invocation, _ ftrace.PrepareABI) []argWant {
+			return []argWant{{0, "self_addr", inv.EntryRet - uint64(a.McountInsnSize)}, {1, "parent", inv.Before[a.SP] + 8}}
 		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			return role == trampolines.Entry && off < 8

@@ -36,7 +36,7 @@ type HostFunc func(m *Machine) error
 type WatchEvent struct {
 	Enter bool
 	PC    uint64       // the first address executed inside (enter) or outside (leave)
-	Regs  regs.RegFile // the registers at that moment (the flags only at an enter: 0 at a leave)
+	Regs  regs.RegFile // the registers at that moment
 	// Above holds the WatchAbove bytes of guest memory from the stack
 	// pointer at the last enter up (the same bytes for an enter and its
 	// leave; nil when that is outside guest memory).

@@ -238,23 +238,23 @@ uc_err tm_read_regs(tm *m) {
 }
 
 // tm_read_event_regs reads what a watch event needs: the 16 general
-// registers, the pc (the block's address, no read needed) and, on enter
-// only, the flags / PSW mask (x86-64 EFLAGS is computed from QEMU's lazy
-// condition codes on every read; a leave event's flags are never used and
-// read as 0).
+// registers, the pc (the block's address, no read needed) and the flags /
+// PSW mask (x86-64 EFLAGS is computed from QEMU's lazy condition codes on
+// every read; at a leave they tell whether a trampoline that hands full
+// pt_regs to its callbacks restored them).
 static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
 	int ids[TM_NREGS];
 	void *ptrs[TM_NREGS];
 	int n = 0;
+	(void)enter;
 	for (int i = 0; i < TM_NREGS; i++) {
-		if (i == TM_PC || (i == TM_FLAGS && !enter))
+		if (i == TM_PC)
 			continue;
 		ids[n] = m->reg_ids[i];
 		ptrs[n++] = &m->regs[i];
 	}
 	m->dirty = 0;
 	m->regs[TM_PC] = addr;
-	m->regs[TM_FLAGS] = 0;
 	return uc_reg_read_batch(m->uc, ids, ptrs, n);
 }
 

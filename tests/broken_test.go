@@ -60,6 +60,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"s390x_entry_skips_callback.S", []check.Kind{check.Control}, nil},
 		{"s390x_entry_returns_r0.S", []check.Kind{check.Control}, livepatched},
 		{"s390x_rth_below_sp.S", []check.Kind{check.Stack}, nil},
+		{"s390x_entry_frame_no_r14.S", []check.Kind{check.Backchain}, nil},
 		{"s390x_entry_ok.S", nil, nil},
 		{"s390x_rth_ok.S", nil, nil},
 	}

@@ -246,7 +246,7 @@ func cmdCheck(args []string, w io.Writer) error {
 	var workloads multi
 	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
 	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
-	calls := fs.Int("calls", 8, "calls per workload, each with random registers and arguments")
+	calls := fs.Int("calls", 8, "calls per workload (1 to 100000), each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
@@ -262,6 +262,9 @@ func cmdCheck(args []string, w io.Writer) error {
 	sc, err := harness.FindScenario(*scenario)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkCalls(*calls); err != nil {
+		return err
 	}
 	for _, a := range as {
 		for _, wl := range workloads {
@@ -283,11 +286,12 @@ func cmdCheck(args []string, w io.Writer) error {
 					return nil, nil, err
 				}
 			}
+			started := checkProgress(a, tramps, len(workloads), *calls)
 			for _, t := range tramps {
-				rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed})
+				rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
 				if err != nil {
 					if t.Variant == nil {
-						return nil, nil, usageError{err.Error()}
+						return nil, nil, explainFile(a, t, err)
 					}
 					return nil, nil, err
 				}
@@ -446,7 +450,7 @@ var reportProgress = func(total int) *progress { return newProgress(total, stder
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	arch := archFlag(fs, "all")
-	calls := fs.Int("calls", 8, "calls per (variant, workload), each with random registers")
+	calls := fs.Int("calls", 8, "calls per (variant, workload) (1 to 100000), each with random registers")
 	speed := fs.Uint64("speed", 0, "traced calls per per-variant speed measurement, JSON only (0: none)")
 	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
 	emuRepeats := fs.Int("emu-repeats", 7, "rounds of the emulator-speed measurement")
@@ -461,6 +465,14 @@ func cmdReport(args []string, w io.Writer) error {
 	as, err := arches(*arch)
 	if err != nil {
 		return err
+	}
+	if err := checkCalls(*calls); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writableDir(*out); err != nil {
+			return err
+		}
 	}
 	var rep fullReport
 	nv := 0
@@ -529,24 +541,11 @@ func cmdReport(args []string, w io.Writer) error {
 		return markdownReport(w, rep, *calls)
 	}
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		if err := writeFiles(*out, []outFile{
+			{"report.md", func(w io.Writer) error { return write(w, false) }},
+			{"report.json", func(w io.Writer) error { return write(w, true) }},
+		}); err != nil {
 			return err
-		}
-		for _, f := range []struct {
-			name string
-			json bool
-		}{{"report.md", false}, {"report.json", true}} {
-			fh, err := os.Create(filepath.Join(*out, f.name))
-			if err != nil {
-				return err
-			}
-			err = write(fh, f.json)
-			if cerr := fh.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
 		}
 	}
 	if err := write(w, *asJSON); err != nil {

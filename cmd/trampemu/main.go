@@ -6,6 +6,7 @@
 //	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
 //	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all] [--json | --format text|json|function_graph]
 //	trampemu scenario list | run NAME --arch A [--header ENC] [--json | --format text|json|function_graph]
+//	trampemu mutate  --arch A|all [--variant NAME ...] [--file F.S --role entry|exit] [--calls N] [--json]
 //	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--compare A,B ...] [--budget D] [--target NS] [--format table|bench] [--json]
 //	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
 //	trampemu list    [--arch A]
@@ -43,6 +44,7 @@ var commands = []struct {
 	{"report", "check and cost every variant on both architectures (the main job)", cmdReport},
 	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
 	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
+	{"mutate", "mutate trampolines and check that the checks kill every mutant", cmdMutate},
 	{"trace", "run one traced call and print it step by step (debugging)", cmdTrace},
 	{"native", "time x86-64 pairings on the host CPU", cmdNative},
 	{"asm", "assemble and link a .S and print the listing", cmdAsm},
@@ -106,14 +108,29 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-// parse parses a command's flags; a parse error is a usage error.
+// helpOut is where -h prints a command's flags.
+var helpOut io.Writer = os.Stderr
+
+// afterParse, when set (by the fuzz tests), is called once a command's
+// flags parsed; a non-nil error ends the command there.
+var afterParse func(fs *flag.FlagSet) error
+
+// parse parses a command's flags; a parse error is a usage error whose
+// one-line message comes first (the flag package's own output is not
+// printed; -h prints the flags).
 func parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(os.Stderr)
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(helpOut)
+			fmt.Fprintf(helpOut, "usage of trampemu %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return err
 		}
-		return usageError{err.Error()}
+		return usagef("%v (see 'trampemu %s -h')", err, fs.Name())
+	}
+	if afterParse != nil {
+		return afterParse(fs)
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ func cmdNative(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRange("--calls", *calls, 1, 1_000_000_000); err != nil {
+		return err
+	}
 	if a.Name != native.Arch.Name {
 		return usagef("native timing runs x86-64 code on the host; %s is timed in the emulator (trampemu check, make bench)", a.Name)
 	}

@@ -206,6 +206,9 @@ func (p *pickFlags) fileTramps(a *regs.Arch, file, name string) ([]harness.Tramp
 
 // load loads a kernel file and narrows to --role.
 func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]harness.Tramp, error) {
+	if err := checkFile(file); err != nil {
+		return nil, err
+	}
 	f, err := harness.LoadFile(a, file, o)
 	if err != nil {
 		return nil, usageError{err.Error()}

@@ -89,8 +89,8 @@ func cmdTrace(args []string, w io.Writer) error {
 	cfg.Observe = obs.add
 	rs, err := check.Run(cfg)
 	if err != nil {
-		if *pick.file != "" {
-			return usageError{err.Error()}
+		if cfg.Tramp.Variant == nil {
+			return explainFile(a, cfg.Tramp, err)
 		}
 		return err
 	}

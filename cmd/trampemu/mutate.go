@@ -1,0 +1,127 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/schollz/progressbar/v3"
+
+	"trampemu/check"
+	"trampemu/mutate"
+	"trampemu/regs"
+	"trampemu/report"
+)
+
+func cmdMutate(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	arch := fs.String("arch", "", "architecture: x86_64, s390x, or all (every variant of both)")
+	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
+	calls := fs.Int("calls", 8, "calls per workload of each mutant's check (1 to 100000)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+	}
+	if err := checkCalls(*calls); err != nil {
+		return err
+	}
+	if *arch == "all" && (len(pick.variants) > 0 || *pick.file != "") {
+		return usagef("--arch all mutates every variant of both arches: --variant and --file need one --arch")
+	}
+	as, err := arches(*arch)
+	if *arch == "" {
+		as, err = nil, usagef("give --arch x86_64, s390x or all")
+	}
+	if err != nil {
+		return err
+	}
+	var sums []mutate.Summary
+	for _, a := range as {
+		tramps, err := pick.tramps(a)
+		if err != nil {
+			return err
+		}
+		if len(tramps) == 0 {
+			if tramps, err = check.Variants(a, ""); err != nil {
+				return err
+			}
+		}
+		cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls, Progress: mutateProgress(a)}
+		s, err := mutate.Run(cfg)
+		if err != nil {
+			return userFileError(a, tramps, err)
+		}
+		sums = append(sums, s...)
+	}
+	if *asJSON {
+		if err := report.WriteJSON(w, sums); err != nil {
+			return err
+		}
+	} else if err := mutateTable(w, sums); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		if s.Gap() {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+// mutateTable prints one row per variant, then every survivor.
+func mutateTable(w io.Writer, sums []mutate.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "arch\tvariant\trole\tmutants\tkilled\tstillborn\tequivalent\tsurvived\tunexplained")
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Arch, s.Variant, s.Role, s.Mutants, s.Killed,
+			s.Stillborn, s.Equivalent, len(s.Survived), s.Unexplained())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		for _, v := range s.Survived {
+			fmt.Fprintf(w, "\n%s %s: %s: %s\n", s.Arch, s.Variant, v.Line, v.Mutation)
+			switch {
+			case v.Finding != "":
+				fmt.Fprintf(w, "  %s: %s\n", v.Reason, v.Finding)
+			case v.Reason != "":
+				fmt.Fprintf(w, "  %s\n", v.Reason)
+			default:
+				fmt.Fprintf(w, "  unexplained: a gap in the checks\n")
+			}
+			for _, d := range v.Differs {
+				fmt.Fprintf(w, "  differs: %s\n", d)
+			}
+		}
+	}
+	return nil
+}
+
+// mutateProgress is a progress bar on stderr when it is a terminal (nil
+// otherwise: quiet).
+func mutateProgress(a *regs.Arch) func(done, total int) {
+	if !isTerminal(os.Stderr) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
+				progressbar.OptionSetDescription("checking mutants of "+a.Name), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish())
+		}
+		bar.Set(done)
+	}
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
