@@ -36,7 +36,10 @@ func x86Convention(a *regs.Arch) convention {
 		// ftrace_64.S and ftrace.c, v5.10); frame_pointer is unused without
 		// HAVE_FUNCTION_GRAPH_FP_TEST (reference fgraph-fprobe.md).
 		graphEntryArgs: func(inv *harness.Invocation, _ ftrace.PrepareABI) []argWant {
-			return []argWant{{0, "self_addr", inv.EntryRet - uint64(a.McountInsnSize)}, {1, "parent", inv.Before[a.SP] + 8}}
+			// ftrace_graph_caller (arch/x86/kernel/ftrace_64.S <= v5.15)
+			// loads the ip from the return slot the callbacks' RIP was
+			// written back to, so after a live patch it is the target's.
+			return []argWant{{0, "self_addr", inv.WantPC - uint64(a.McountInsnSize)}, {1, "parent", inv.Before[a.SP] + 8}}
 		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			return role == trampolines.Entry && off < 8

@@ -264,6 +264,10 @@ const mutantLimit = 2_000_000
 // the run after the first workload for which it returns true.
 func run(cfg Config, t, partner harness.Tramp, detailed bool, stop func([]check.Result) bool) ([]check.Result, *observations, error) {
 	obs := newObservations(cfg.Arch, ignoredArgs(cfg.Arch, t, partner), detailed)
+	obs.baseline = cfg.Calls
+	if obs.baseline <= 0 {
+		obs.baseline = 8 // check.Run's default
+	}
 	wls := cfg.Workloads
 	if len(wls) == 0 {
 		wls = harness.WorkloadNames(cfg.Arch)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -75,6 +76,9 @@ func explainFile(a *regs.Arch, t harness.Tramp, err error) error {
 		}
 		return usageError{msg}
 	}
+	if t.Role == "" {
+		return usageError{msg}
+	}
 	defines := func(r trampolines.Role) string {
 		for _, s := range roleSymbols[r] {
 			if _, ok := im.Symbol(s); ok {
@@ -130,4 +134,28 @@ func checkProgress(a *regs.Arch, tramps []harness.Tramp, workloads, calls int) f
 		progressbar.OptionSetDescription(fmt.Sprintf("checking %d calls per workload", calls)),
 		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	return func(*harness.Harness) error { return bar.Add(1) }
+}
+
+// fileTramp is a kernel file as one trampoline of role, for explainFile.
+func fileTramp(file string, role trampolines.Role, o harness.FileOptions) harness.Tramp {
+	text, _ := os.ReadFile(file)
+	return harness.Tramp{Name: filepath.Base(file), Role: role,
+		Source:      asm.Source{Name: file, Text: text, Unit: string(role)},
+		IncludeDirs: append([]string{filepath.Dir(file)}, o.IncludeDirs...)}
+}
+
+// wrongRole explains a file that defines no trampoline of --role: when it
+// defines the other role's, it says so and names the --role to use.
+func wrongRole(f *harness.File, file string, role trampolines.Role, err error) error {
+	other := trampolines.Exit
+	if role == trampolines.Exit {
+		other = trampolines.Entry
+	}
+	if role != "" {
+		if ts, e := f.Role(other); e == nil && len(ts) > 0 {
+			return usagef("%s defines %s, the symbol of an %s trampoline, not %s: use --role %s",
+				file, ts[0].Trampoline(), other, strings.Join(roleSymbols[role], " or "), other)
+		}
+	}
+	return usageError{err.Error()}
 }

@@ -209,16 +209,16 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 	if err := checkFile(file); err != nil {
 		return nil, err
 	}
+	role := trampolines.Role(*p.role)
 	f, err := harness.LoadFile(a, file, o)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, explainFile(a, fileTramp(file, role, o), err)
 	}
-	role := trampolines.Role(*p.role)
 	switch role {
 	case "", trampolines.Entry, trampolines.Exit:
 		ts, err := f.Role(role)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, wrongRole(f, file, role, err)
 		}
 		if role == "" {
 			p.notes = append(p.notes, missingNotes(f)...)
