@@ -304,13 +304,15 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.where(inv.After[a.Link]), z.where(want)))
 		}
 	}
-	// After the old graph path (ftrace_graph_call -> ftrace_graph_caller,
-	// arch/x86/kernel/ftrace_64.S <= v5.15) ran, prepare_ftrace_return (C)
-	// may have left anything in the registers that carry nothing at a
-	// function's entry (x86-64 r10, flags): the kernel's own code loses a
-	// callback's edit of them there, so only a run without it is held to
-	// the full-regs rule.
-	if fullRegs(inv) && !calledHost(inv, harness.HostPrepareFtraceRet) {
+	// The old graph path (ftrace_graph_call -> ftrace_graph_caller,
+	// arch/x86/kernel/ftrace_64.S <= v5.15) runs after the full-regs
+	// restore: its own save/restore and prepare_ftrace_return (C) may leave
+	// anything in the registers that carry nothing at a function's entry
+	// (x86-64 r10, flags), so the kernel's own code loses a callback's edit
+	// of them there; only an entry without that path is held to the
+	// full-regs rule.
+	oldGraphPath := z.h.Setup.Entry.Graph == trampolines.GraphViaCaller && z.h.K.GraphActive()
+	if fullRegs(inv) && !oldGraphPath {
 		for _, i := range z.conv.keepFullRegs[z.t.Role] {
 			if !savedInFrame(inv, i) {
 				continue // not handed over: a stale slot is its own finding
@@ -348,16 +350,6 @@ func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
 		}
 	}
 	return out
-}
-
-// calledHost reports whether the run called the host function name.
-func calledHost(inv *harness.Invocation, name string) bool {
-	for j := range inv.Calls {
-		if inv.Calls[j].Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // fullRegs reports whether a callback of the run got full pt_regs from

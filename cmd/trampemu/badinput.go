@@ -151,7 +151,14 @@ func wrongRole(f *harness.File, file string, role trampolines.Role, err error) e
 	if role == trampolines.Exit {
 		other = trampolines.Entry
 	}
-	if role != "" {
+	text, _ := os.ReadFile(file)
+	names := false
+	for _, sym := range roleSymbols[role] {
+		names = names || bytes.Contains(text, []byte(sym))
+	}
+	// A file that names the role's trampolines had them compiled out by
+	// the options: err says which; otherwise it may be the other role's.
+	if role != "" && !names {
 		if ts, e := f.Role(other); e == nil && len(ts) > 0 {
 			return usagef("%s defines %s, the symbol of an %s trampoline, not %s: use --role %s",
 				file, ts[0].Trampoline(), other, strings.Join(roleSymbols[role], " or "), other)
