@@ -236,7 +236,7 @@ func TestRandomRegisterFiles(t *testing.T) {
 			a, v := a, v
 			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
 				t.Parallel()
-				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Calls: 1000, Seed: 42}) {
+				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Calls: randomCalls, Seed: 42}) {
 					if !r.OK {
 						t.Errorf("%s: %d error findings%s", r.Workload, r.Errors(), findings(r))
 					}
