@@ -44,6 +44,10 @@ const (
 // (ftrace.KernelFuncs) and the drivers' hooks.
 var HostFuncs = append(append([]string{}, ftrace.KernelFuncs...), HostNext, HostDirectHook)
 
+// StandaloneHostFuncs are the host functions of an image built without the
+// runtime (which defines ftrace_stub): a trampoline listed or compared alone.
+var StandaloneHostFuncs = append([]string{ftrace.SymFtraceStub}, HostFuncs...)
+
 // Provided lists the symbols a user's trampoline may use without defining
 // them, as in the kernel (their home is ftrace.ArchOps.Provided).
 func Provided(a *regs.Arch) []string { return ftrace.MustOps(a).Provided() }
