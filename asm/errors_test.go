@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/regs"
 )
 
@@ -60,7 +61,7 @@ func TestAssemblerErrorNamesUserLine(t *testing.T) {
 func TestUndefinedSymbolsListed(t *testing.T) {
 	for _, c := range errorCases {
 		t.Run(c.arch.Name, func(t *testing.T) {
-			_, err := asm.Build(asm.Options{Arch: c.arch, HostFuncs: []string{"ftrace_stub"}},
+			_, err := asm.Build(asm.Options{Arch: c.arch, HostFuncs: []string{ftrace.SymFtraceStub}},
 				asm.Source{Name: "user.S", Text: []byte(c.twoCalls)})
 			e := asError(t, err)
 			if want := []string{"aa_undefined", "zz_undefined"}; !reflect.DeepEqual(e.Undefined, want) {

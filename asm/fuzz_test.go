@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/regs"
 )
 
@@ -19,7 +20,7 @@ func fuzzImage(f *testing.F, a *regs.Arch) *asm.Image {
 	if err != nil {
 		f.Fatal(err)
 	}
-	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: []string{"ftrace_stub"}}, asm.Source{Name: name, Text: text})
+	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: []string{ftrace.SymFtraceStub}}, asm.Source{Name: name, Text: text})
 	if err != nil {
 		f.Fatal(err) // a missing toolchain names its Debian package here
 	}

@@ -65,10 +65,7 @@ func LoadELF(a *regs.Arch, data []byte) (im *Image, err error) {
 	if err != nil {
 		return nil, err
 	}
-	want := elf.EM_X86_64
-	if a.Name == "s390x" {
-		want = elf.EM_S390
-	}
+	want := mustAsmArch(a).elfMachine
 	if f.Machine != want {
 		return nil, fmt.Errorf("ELF machine is %v, want %v for %s", f.Machine, want, a.Name)
 	}

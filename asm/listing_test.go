@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/regs"
 )
 
@@ -78,7 +79,7 @@ func TestListingGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			im, err := asm.Build(asm.Options{Arch: c.arch, HostFuncs: []string{"ftrace_stub"}},
+			im, err := asm.Build(asm.Options{Arch: c.arch, HostFuncs: []string{ftrace.SymFtraceStub}},
 				asm.Source{Name: name, Text: text})
 			if err != nil {
 				t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -24,10 +25,7 @@ import (
 // objdumpHostFuncs are the host functions every build of the comparison
 // gets: the kernel functions the trampolines call, the runtime's hooks and
 // the emu test program's host functions.
-var objdumpHostFuncs = []string{
-	"ftrace_stub", "ftrace_return_to_handler", "prepare_ftrace_return", "ftrace_ops_list_func",
-	"trampemu_next", "trampemu_direct_hook", "host_add", "host_count",
-}
+var objdumpHostFuncs = append(append([]string{}, harness.StandaloneHostFuncs...), "host_add", "host_count")
 
 // objdumpData defines, weakly, the kernel data symbols the trampolines load
 // (the runtime defines them strongly; a trampoline file alone needs them).

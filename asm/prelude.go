@@ -125,96 +125,10 @@ const commonPrelude = `
 .endm
 `
 
-const x86Prelude = `
-#define CONFIG_X86_64 1
-#define CONFIG_64BIT 1
-#define __x86_64__ 1
-#define RET ret
-#define ENDBR endbr64
-/* arch/x86/include/asm/linkage.h (v5.18+): with CONFIG_X86_KERNEL_IBT
-   every SYM_FUNC_START* opens with ENDBR (asm/ibt.h: endbr64). ENDBR
-   written out is endbr64 whatever the options. */
-#ifdef CONFIG_X86_KERNEL_IBT
-#undef SYM_FUNC_START
-#undef SYM_FUNC_START_NOALIGN
-#undef SYM_FUNC_START_LOCAL
-#undef SYM_FUNC_START_LOCAL_NOALIGN
-#undef SYM_FUNC_START_WEAK
-#undef SYM_FUNC_START_WEAK_NOALIGN
-#undef SYM_TYPED_FUNC_START
-#define SYM_FUNC_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_NOALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_FUNC_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
-#endif
-#define _ASM_PTR .quad
-/* arch/x86/include/asm/nospec-branch.h: the register is "%rdi" up to
-   v5.9 and a bare "rdi" from v5.10 ("x86/retpoline: Simplify retpolines");
-   both are taken. The retpoline thunk is the plain indirect branch it
-   stands for (the tool runs no speculation). */
-.macro __NOSPEC_BRANCH insn:req, reg:req
-	.irp r,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,r8,r9,r10,r11,r12,r13,r14,r15
-	.ifc \reg,\r
-	\insn *%\r
-	.endif
-	.ifc \reg,%\r
-	\insn *%\r
-	.endif
-	.endr
-.endm
-.macro JMP_NOSPEC reg:req
-	__NOSPEC_BRANCH jmp, \reg
-.endm
-.macro CALL_NOSPEC reg:req
-	__NOSPEC_BRANCH call, \reg
-.endm
-/* arch/x86/include/asm/frame.h: with CONFIG_FRAME_POINTER, rbp points
-   one byte past the pt_regs so the unwinder knows a regs frame */
-#ifdef CONFIG_FRAME_POINTER
-.macro ENCODE_FRAME_POINTER ptregs_offset=0
-	leaq 1+\ptregs_offset(%rsp), %rbp
-.endm
-#else
-.macro ENCODE_FRAME_POINTER ptregs_offset=0
-.endm
-#endif
-`
-
-const s390xPrelude = `
-#define CONFIG_64BIT 1
-#define __s390x__ 1
-#define __s390__ 1
-#define EX_TABLE(from, to)
-/* arch/s390/include/asm/march.h (v6.10+) */
-#if defined(CONFIG_HAVE_MARCH_Z196_FEATURES) && !defined(MARCH_HAS_Z196_FEATURES)
-#define MARCH_HAS_Z196_FEATURES 1
-#endif
-/* arch/s390/include/asm/ftrace.h (v4.x): the mcount call's return offset
-   without -mhotpatch */
-#define MCOUNT_RETURN_FIXUP 18
-.macro BR_EX reg:req, rest:vararg
-	br \reg
-.endm
-.macro BASR_EX rsave:req, rtarget:req
-	basr \rsave,\rtarget
-.endm
-.macro B_EX reg:req, rest:vararg
-	br \reg
-.endm
-.macro GEN_BR_THUNK args:vararg
-.endm
-`
-
 // Prelude returns the macro prelude for the arch.
 func Prelude(a *regs.Arch) string {
 	// The asm-offsets names are there without an #include, as in a kernel
 	// file that includes <asm/asm-offsets.h>.
 	const offsets = "#include <asm/asm-offsets.h>\n"
-	if a.Name == "s390x" {
-		return commonPrelude + s390xPrelude + offsets
-	}
-	return commonPrelude + x86Prelude + offsets
+	return commonPrelude + mustAsmArch(a).prelude + offsets
 }

@@ -92,6 +92,7 @@ type Machine struct {
 	memFault   error  // first guest memory fault inside the current callback
 	closed     bool
 	pagetables unsafe.Pointer
+	hooks      *machineArch // the arch's hooks (arch.go)
 }
 
 // New creates a machine for arch with every region of the arch's memory
@@ -101,7 +102,11 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, fmt.Errorf("emu: %s keeps pc, flags at register indices %d, %d of %d; the C side expects %d, %d of %d",
 			a.Name, a.PC, a.Flags, len(a.Regs), C.TM_PC, C.TM_FLAGS, C.TM_NREGS)
 	}
-	m := &Machine{Arch: a, hosts: map[uint64]*hostFunc{}}
+	hooks, err := machineArchOf(a)
+	if err != nil {
+		return nil, err
+	}
+	m := &Machine{Arch: a, hosts: map[uint64]*hostFunc{}, hooks: hooks}
 	m.id = registerMachine(m)
 	var ids [regs.NumRegs]C.int
 	for i, r := range a.Regs {
@@ -114,17 +119,15 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, fmt.Errorf("emu: opening a %s Unicorn engine: %s", a.Name, ucErr(uerr))
 	}
 	rs := a.Memory.Regions()
-	for i, phys := range physLayout(a, rs) {
+	for i, phys := range hooks.physLayout(rs) {
 		if err := m.mapRegion(rs[i], phys); err != nil {
 			m.Close()
 			return nil, err
 		}
 	}
-	if a.Name == "x86_64" {
-		if err := m.setupX86Paging(); err != nil {
-			m.Close()
-			return nil, err
-		}
+	if err := hooks.setup(m); err != nil {
+		m.Close()
+		return nil, err
 	}
 	s := a.Memory.Stubs
 	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()))); err != nil {
@@ -230,8 +233,8 @@ func (m *Machine) HostCalls(name string) uint64 {
 // WatchOptions configure Watch.
 type WatchOptions struct {
 	// PoisonBelow bytes below the stack pointer are overwritten on every
-	// enter with a pattern: word at address a = PoisonXor ^ (a & 0xffffffffffff)
-	// (in guest byte order), so a later read can tell a word nobody wrote.
+	// enter with a pattern: word at address a = PoisonWith(PoisonXor, a)
+	// (in guest byte order; the package's PoisonXor is the default), so a later read can tell a word nobody wrote.
 	PoisonBelow int
 	PoisonXor   uint64
 	// Full is called when the event log is full (every 1024 events): it
@@ -423,27 +426,8 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 		// after the invalid-memory hook has seen the access.
 		e.Kind, e.Detail = KindFault, fmt.Sprintf("program interruption %d on an invalid access", int(m.c.intno))
 		e.Addr, e.Size, e.HasAddr = uint64(m.c.fault_addr), int(m.c.fault_size), true
-	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "x86_64" && m.c.intno == 14:
-		// #PF: no page maps the address (CR2), i.e. outside guest memory.
-		e.Kind, e.Detail = KindFault, "page fault (#PF)"
-		e.Addr, e.HasAddr = uint64(C.tm_x86_cr2(m.c)), true
-		e.Size = m.faultSize(e)
-		if e.Addr == e.PC {
-			e.Detail = "page fault (#PF) on instruction fetch"
-		}
-	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "x86_64" && m.c.intno == 6:
-		e.Kind, e.Detail = KindInvalid, "invalid opcode (#UD)"
-	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3 && m.span(pc, 2) == nil:
-		e.Kind, e.Detail = KindFault, "instruction fetch outside guest memory"
-		e.Addr, e.Size, e.HasAddr = pc, 2, true
-	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3 && m.badOperand(e):
-		// Unicorn's s390x raises an addressing exception for storage outside
-		// the mapped regions without calling the invalid-memory hook.
-		e.Kind, e.Detail = KindFault, "program interruption (addressing exception)"
-	case m.c.stop == C.TM_STOP_INTR && m.Arch.Name == "s390x" && m.c.intno == 3:
-		// EXCP_PGM (qemu target/s390x/cpu.h): an operation exception for an
-		// invalid opcode such as 0x0000.
-		e.Kind, e.Detail = KindInvalid, "program interruption (operation exception)"
+	case m.c.stop == C.TM_STOP_INTR && m.hooks.decodeInterrupt(m, e, int(m.c.intno), pc):
+		// the arch's faults and invalid instructions (x86_64.go, s390x.go)
 	case m.c.stop == C.TM_STOP_INTR:
 		e.Kind, e.Detail = KindTrap, fmt.Sprintf("interrupt %d (trap instruction)", int(m.c.intno))
 	case m.c.stop == C.TM_STOP_GO:

@@ -27,22 +27,6 @@ const (
 	x86EntriesPage   = 512
 )
 
-// physLayout assigns physical addresses to the regions (2 MiB apart so a
-// region's page table is its own).
-func physLayout(a *regs.Arch, rs []regs.Region) []uint64 {
-	out := make([]uint64, len(rs))
-	next := uint64(x86RegionPhys)
-	for i, r := range rs {
-		if a.Name != "x86_64" {
-			out[i] = r.Base
-			continue
-		}
-		out[i] = next
-		next += (r.Size + (2<<20 - 1)) &^ (2<<20 - 1)
-	}
-	return out
-}
-
 // setupX86Paging writes page tables mapping every region and turns paging on.
 func (m *Machine) setupX86Paging() error {
 	ptr := C.calloc(C.size_t(x86PageTableSize), 1)

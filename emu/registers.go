@@ -45,12 +45,13 @@ func (m *Machine) Regs() regs.RegFile {
 	return *(*regs.RegFile)(unsafe.Pointer(&m.c.regs[0])) // uint64_t[TM_NREGS]
 }
 
-// SetRegs writes the whole register file (the s390x PSW mask is written
-// only when it differs: writing it also sets the condition code).
+// SetRegs writes the whole register file (a flags register whose write has
+// effects, the s390x PSW mask setting the condition code, is written only
+// when it differs).
 func (m *Machine) SetRegs(f *regs.RegFile) {
 	cur := m.Regs()
 	for i, v := range f {
-		if i == m.Arch.Flags && m.Arch.Name == "s390x" && v == cur[i] {
+		if i == m.Arch.Flags && m.hooks.flagsWriteHasEffects && v == cur[i] {
 			continue
 		}
 		m.SetReg(i, v)
@@ -87,12 +88,9 @@ func (m *Machine) clobber() {
 			continue
 		}
 		switch {
-		case i == a.Flags && a.Name == "x86_64":
-			// CF PF AF ZF SF OF flipped; reserved bit 1 stays set.
-			m.SetReg(i, (uint64(m.c.regs[i])^0x8d5)|0x2)
 		case i == a.Flags:
-			// s390x PSW mask: flip the condition code (bits 44-45) only.
-			m.SetReg(i, uint64(m.c.regs[i])^(3<<44))
+			// arithmetic flags flipped (the arch's clobberFlags hook)
+			m.SetReg(i, m.hooks.clobberFlags(uint64(m.c.regs[i])))
 		default:
 			m.SetReg(i, ClobberValue(i))
 		}

@@ -27,17 +27,8 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err
 		return NULL;
 	}
 	m->insn_limit = UINT64_MAX;
-	if (arch == UC_ARCH_S390X) {
-		// PSW mask EA|BA: 64-bit addressing (Unicorn starts in 24-bit mode).
-		uint64_t pswm = 0x0000000180000000ULL;
-		*err = uc_reg_write(m->uc, UC_S390X_REG_PSWM, &pswm);
-		if (*err != UC_ERR_OK) {
-			uc_close(m->uc);
-			free(m->blocks);
-			free(m);
-			return NULL;
-		}
-	}
+	// The arch's own setup (the s390x PSW mask, x86-64 paging) is done by
+	// the Go hooks of emu/x86_64.go and emu/s390x.go.
 	return m;
 }
 
@@ -157,7 +148,7 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	}
 	for (uint32_t i = 0; i < m->poison_below / 8; i++) {
 		uint64_t a = lo + 8 * (uint64_t)i;
-		uint64_t v = m->poison_xor ^ (a & 0x0000ffffffffffffULL);
+		uint64_t v = m->poison_xor ^ (a & TM_POISON_ADDR_MASK);
 		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
 	}
 	uint32_t c = m->poison_next;
@@ -499,7 +490,7 @@ static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		return;
 	for (uint64_t i = 0; i < (sp - lo) / 8; i++) {
 		uint64_t a = lo + 8 * i;
-		uint64_t v = m->poison_xor ^ (a & 0x0000ffffffffffffULL);
+		uint64_t v = m->poison_xor ^ (a & TM_POISON_ADDR_MASK);
 		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
 	}
 }

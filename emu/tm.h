@@ -21,6 +21,8 @@ enum {
 #define TM_ABOVE 256     // bytes of the stack above sp kept per watch event
 #define TM_MAX_REGIONS 8
 #define TM_POISON_CACHE 4
+// TM_POISON_ADDR_MASK: the address bits in the poison pattern (emu.Poison).
+#define TM_POISON_ADDR_MASK 0x0000ffffffffffffULL
 
 typedef struct tm_region {
 	uint64_t base, size; // guest virtual

@@ -87,8 +87,10 @@ func (c HeaderCodec) Pattern() uint64 {
 	switch {
 	case c.Enc == HeaderTwoWord:
 		return 0
-	case c.Enc == HeaderMerged && c.Arch != nil && c.Arch.Name == "s390x":
-		return 0
+	case c.Enc == HeaderMerged && c.Arch != nil:
+		if o, err := OpsOf(c.Arch); err == nil {
+			return o.FprobeMergedPattern
+		}
 	}
 	return 0xf << headerSizeShift
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -15,9 +16,9 @@ import (
 // kernel functions the trampolines call, by their kernel names; the rest are
 // the drivers' hooks.
 const (
-	HostOpsListFunc      = "ftrace_ops_list_func"
-	HostReturnToHandler  = "ftrace_return_to_handler"
-	HostPrepareFtraceRet = "prepare_ftrace_return"
+	HostOpsListFunc      = ftrace.SymOpsListFunc
+	HostReturnToHandler  = ftrace.SymReturnToHandler
+	HostPrepareFtraceRet = ftrace.SymPrepareFtraceRet
 	HostNext             = "trampemu_next"
 	HostDirectHook       = "trampemu_direct_hook"
 	symChecked           = "trampemu_checked_loop"
@@ -28,30 +29,28 @@ const (
 	symArgs              = "trampemu_args"
 	symCount             = "trampemu_count"
 	symResult            = "trampemu_result"
-	symFunctionTraceOp   = "function_trace_op"
-	symFtraceFunc        = "ftrace_func"
-	symFtraceTraceFunc   = "ftrace_trace_function"
-	symFtraceCall        = "ftrace_call"
-	symFtraceRegsCall    = "ftrace_regs_call"
-	symFtraceGraphCall   = "ftrace_graph_call"   // x86-64 <= v5.15: jmp patched to ftrace_graph_caller
-	symFtraceGraphCaller = "ftrace_graph_caller" // x86-64: the target; s390x <= v6.13: the j patched to a nop
+	symFunctionTraceOp   = ftrace.SymFunctionTraceOp
+	symFtraceFunc        = ftrace.SymFtraceFunc
+	symFtraceTraceFunc   = ftrace.SymFtraceTraceFunction
+	symFtraceCall        = ftrace.SymFtraceCall
+	symFtraceRegsCall    = ftrace.SymFtraceRegsCall
+	symFtraceGraphCaller = ftrace.SymFtraceGraphCaller
 	symReturnToHandler   = "return_to_handler"
 	workloadsUnit        = "workloads"
 	runtimeUnit          = "runtime"
 )
 
-// HostFuncs lists every host function an image provides.
-var HostFuncs = []string{HostOpsListFunc, HostReturnToHandler, HostPrepareFtraceRet, HostNext, HostDirectHook}
+// HostFuncs lists every host function an image provides: the kernel's
+// (ftrace.KernelFuncs) and the drivers' hooks.
+var HostFuncs = append(append([]string{}, ftrace.KernelFuncs...), HostNext, HostDirectHook)
+
+// StandaloneHostFuncs are the host functions of an image built without the
+// runtime (which defines ftrace_stub): a trampoline listed or compared alone.
+var StandaloneHostFuncs = append([]string{ftrace.SymFtraceStub}, HostFuncs...)
 
 // Provided lists the symbols a user's trampoline may use without defining
-// them, as in the kernel.
-func Provided(a *regs.Arch) []string {
-	out := []string{"ftrace_stub", symFunctionTraceOp, HostReturnToHandler, HostPrepareFtraceRet, HostOpsListFunc}
-	if a.Name == "s390x" {
-		out = append(out, symFtraceFunc, symFtraceTraceFunc)
-	}
-	return out
-}
+// them, as in the kernel (their home is ftrace.ArchOps.Provided).
+func Provided(a *regs.Arch) []string { return ftrace.MustOps(a).Provided() }
 
 // Setup is one pairing to run: an entry and an exit trampoline of an arch.
 type Setup struct {
@@ -135,13 +134,13 @@ func (s Setup) validate(im *asm.Image) error {
 		addr, ok := im.Symbol(sym)
 		return ok && u.Contains(addr)
 	}
-	if s.Arch.Name == "x86_64" {
+	if ptrs := ftrace.MustOps(s.Arch).FuncPointers; len(ptrs) == 0 {
 		if !inEntry(symFtraceCall) && !inEntry(symFtraceRegsCall) {
 			missing = append(missing, fmt.Sprintf("%s or %s: the callback call site (in %s)", symFtraceCall, symFtraceRegsCall, s.Entry.Source.Name))
 		}
 	} else {
-		if !inEntry(symFtraceCall) && !usesPointer(im, u) {
-			missing = append(missing, fmt.Sprintf("%s, or a call through %s / %s (in %s)", symFtraceCall, symFtraceFunc, symFtraceTraceFunc, s.Entry.Source.Name))
+		if !inEntry(symFtraceCall) && !usesPointer(im, u, ptrs) {
+			missing = append(missing, fmt.Sprintf("%s, or a call through %s (in %s)", symFtraceCall, strings.Join(ptrs, " / "), s.Entry.Source.Name))
 		}
 	}
 	if len(missing) > 0 {
@@ -151,13 +150,16 @@ func (s Setup) validate(im *asm.Image) error {
 	return nil
 }
 
-// usesPointer reports whether the entry code loads ftrace_func or
-// ftrace_trace_function (s390x calls the ops callback through them).
-func usesPointer(im *asm.Image, u asm.Unit) bool {
+// usesPointer reports whether the entry code loads one of the arch's
+// callback pointers (s390x ftrace_func or ftrace_trace_function, which it
+// calls the ops callback through).
+func usesPointer(im *asm.Image, u asm.Unit, ptrs []string) bool {
 	ins, _ := asm.Listing(im, asm.ForImage(im), u.Start, u.End)
 	for _, in := range ins {
-		if strings.Contains(in.Text, "<"+symFtraceFunc+">") || strings.Contains(in.Text, "<"+symFtraceTraceFunc+">") {
-			return true
+		for _, p := range ptrs {
+			if strings.Contains(in.Text, "<"+p+">") {
+				return true
+			}
 		}
 	}
 	return false

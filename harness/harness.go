@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -92,6 +91,7 @@ type Harness struct {
 	probesStopped bool
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
 	unwind        unwinder      // the arch's unwinder rule (interrupts on)
+	hooks         *harnessArch  // the arch's hooks (arch.go)
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the
@@ -105,7 +105,12 @@ func New(s Setup, o Options) (*Harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}}
+	hooks, err := hooksOf(s.Arch)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}, hooks: hooks}
 	h.mem, h.obs = recMem{h}, observer{h}
 	if err := h.init(); err != nil {
 		m.Close()
@@ -186,7 +191,7 @@ func (h *Harness) init() error {
 	// The traced call sites, as __mcount_loc lists them.
 	for _, addr := range im.McountLoc() {
 		name, off, _ := im.Lookup(addr)
-		if off != 0 && !(a.Name == "x86_64" && off == 4) {
+		if off != 0 && off != ftrace.MustOps(a).SiteAfterEntry {
 			return fmt.Errorf("call site %s is not at the start of a function (or after endbr64)", im.Describe(addr))
 		}
 		h.siteByAddr[addr] = len(h.Sites)
@@ -217,7 +222,7 @@ func (h *Harness) init() error {
 		// return_to_handler (an s390x error injection after the graph hook)
 		// ends its run there, and the exit trampoline's begins.
 		split := max(h.entryUnit.Start, h.exitUnit.Start)
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: poisonXor, Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: emu.PoisonXor, Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
 			return err
 		}
 		if h.Opts.Interrupts != "" {
@@ -251,12 +256,10 @@ func (h *Harness) patchCallbackSites() error {
 	if err := h.apply(ps); err != nil {
 		return err
 	}
-	if a.Name == "s390x" {
-		for _, ptr := range []string{symFtraceFunc, symFtraceTraceFunc} {
-			if addr, ok := im.Symbol(ptr); ok {
-				if err := m.WriteMem(addr, wordBytes(a, dispatch)); err != nil {
-					return err
-				}
+	for _, ptr := range ftrace.MustOps(a).FuncPointers {
+		if addr, ok := im.Symbol(ptr); ok {
+			if err := m.WriteMem(addr, wordBytes(a, dispatch)); err != nil {
+				return err
 			}
 		}
 	}
@@ -270,46 +273,6 @@ func (h *Harness) apply(ps []Patch) error {
 		}
 	}
 	return nil
-}
-
-// callInsn encodes a call from site to target in the form already at the
-// site: x86-64 "call rel32" (e8), s390x "brasl %rN,rel32" (c0 N5).
-func callInsn(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
-	if a.Name == "x86_64" {
-		if len(old) < 5 || old[0] != 0xe8 {
-			return nil, errors.New("not a 5-byte call (e8 rel32): the tool patches it like the kernel does")
-		}
-		rel := int64(target) - int64(site+5)
-		if rel != int64(int32(rel)) {
-			return nil, errors.New("target out of rel32 range")
-		}
-		b := []byte{0xe8, 0, 0, 0, 0}
-		a.ByteOrder.PutUint32(b[1:], uint32(int32(rel)))
-		return b, nil
-	}
-	if len(old) < 6 || old[0] != 0xc0 || old[1]&0x0f != 0x05 {
-		return nil, errors.New("not a brasl (c0x5 rel32): the tool patches it like the kernel does")
-	}
-	return brasl(a, old[1]>>4, site, target)
-}
-
-func brasl(a *regs.Arch, reg byte, site, target uint64) ([]byte, error) {
-	rel := (int64(target) - int64(site)) / 2
-	if rel != int64(int32(rel)) {
-		return nil, errors.New("target out of brasl range")
-	}
-	b := []byte{0xc0, reg<<4 | 0x05, 0, 0, 0, 0}
-	a.ByteOrder.PutUint32(b[2:], uint32(int32(rel)))
-	return b, nil
-}
-
-// nopSite is the disabled call site: x86-64 nopl 0x0(%rax,%rax,1), s390x
-// brcl 0,0.
-func nopSite(a *regs.Arch) []byte {
-	if a.Name == "x86_64" {
-		return []byte{0x0f, 0x1f, 0x44, 0x00, 0x00}
-	}
-	return []byte{0xc0, 0x04, 0, 0, 0, 0}
 }
 
 // Enable patches the call sites of the named functions (all when none are
@@ -348,7 +311,7 @@ func (h *Harness) Enable(funcs ...string) error {
 // Disable restores every call site to its NOP.
 func (h *Harness) Disable() error {
 	for _, s := range h.Sites {
-		if err := h.M.PatchCode(s.Addr, nopSite(h.Arch)); err != nil {
+		if err := h.M.PatchCode(s.Addr, ftrace.MustOps(h.Arch).NopSite); err != nil {
 			return err
 		}
 	}

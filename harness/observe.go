@@ -8,8 +8,9 @@ import (
 
 // Poison is the pattern written over the stack below a trampoline's entry
 // sp before it runs: a slot that still holds it when C code reads it was
-// never written by this invocation.
-func Poison(addr uint64) uint64 { return poisonXor ^ (addr & 0x0000ffffffffffff) }
+// never written by this invocation. The pattern's home is emu.Poison; this
+// name stays for package check until check takes plain observation data.
+func Poison(addr uint64) uint64 { return emu.Poison(addr) }
 
 // poisoned reports whether the n bytes at addr still hold the poison
 // pattern of the words they fall in (any alignment), i.e. whether nothing
@@ -28,19 +29,16 @@ func poisonedBytes(a *regs.Arch, got []byte, addr uint64) bool {
 		return false
 	}
 	if len(got) == 8 && addr&7 == 0 {
-		return a.Word(got) == Poison(addr)
+		return a.Word(got) == emu.Poison(addr)
 	}
 	for i, g := range got {
 		b := addr + uint64(i)
-		if g != a.WordByte(Poison(b&^7), int(b&7)) {
+		if g != a.WordByte(emu.Poison(b&^7), int(b&7)) {
 			return false
 		}
 	}
 	return true
 }
-
-// poisonXor is the constant of Poison.
-const poisonXor = 0x5afe000000000000
 
 // PoisonDepth is how far below the entry sp the stack is poisoned: more
 // than any trampoline's frame reaches (s390x: 24 + 352 + the called
@@ -202,7 +200,7 @@ type observer struct{ h *Harness }
 // poison: nobody wrote them since the invocation began.
 func (o observer) stale(inv *Invocation, addr uint64, n int, v uint64) bool {
 	if n == 8 && addr&7 == 0 {
-		return v == Poison(addr) && addr >= inv.poisonLo && addr+8 <= inv.poisonHi
+		return v == emu.Poison(addr) && addr >= inv.poisonLo && addr+8 <= inv.poisonHi
 	}
 	return poisoned(o.h.Arch, o.h.M, addr, n, inv.poisonLo, inv.poisonHi)
 }
@@ -383,28 +381,9 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 			hc.Raw = append(hc.Raw, fb...)
 		}
 	}
-	if h.Arch.Name == "s390x" {
-		hc.Backchain = h.backchain(chain, hc.Regs[h.Arch.SP])
+	if h.hooks.chain != nil {
+		hc.Backchain = h.hooks.chain(h, chain, hc.Regs[h.Arch.SP])
 	}
 	inv.Calls = append(inv.Calls, hc)
 	return &inv.Calls[len(inv.Calls)-1]
-}
-
-// backchain walks s390x back chains from sp: each frame's word at
-// __SF_BACKCHAIN (152) points to the caller's frame.
-func (h *Harness) backchain(out []uint64, sp uint64) []uint64 {
-	out = append(out, sp)
-	for i := 0; i < 1024; i++ {
-		b := h.M.Mem(sp+regs.S390SFBackchain, 8)
-		if b == nil {
-			break
-		}
-		next := h.Arch.Word(b)
-		out = append(out, next)
-		if next == 0 || next <= sp || !h.Arch.Memory.Stack.Contains(next) {
-			break
-		}
-		sp = next
-	}
-	return out
 }

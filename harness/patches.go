@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -60,7 +61,8 @@ func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, err
 		if !ok || !entry.Contains(site) {
 			continue
 		}
-		code, err := callInsn(a, site, dispatch, im.Bytes(site, 6))
+		ops := ftrace.MustOps(a)
+		code, err := ops.ModifyCall(a, site, dispatch, im.Bytes(site, ops.OldLen))
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", label, im.Describe(site), err)
 		}
@@ -69,45 +71,35 @@ func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, err
 	return ps, nil
 }
 
-// sitePatch turns a traced function's NOP site into a call of target.
+// sitePatch turns a traced function's NOP site into a call of target
+// (ftrace.ArchOps.MakeCall).
 func sitePatch(a *regs.Arch, site, target uint64) (Patch, error) {
-	var code []byte
-	var err error
-	if a.Name == "x86_64" {
-		code, err = callInsn(a, site, target, []byte{0xe8, 0, 0, 0, 0, 0})
-	} else {
-		code, err = brasl(a, 0, site, target)
-	}
+	code, err := ftrace.MustOps(a).MakeCall(a, site, target)
 	return Patch{site, code}, err
 }
 
-// graphCallerPatch enables the branch into ftrace_graph_caller: x86-64
-// "jmp ftrace_stub" at ftrace_graph_call becomes "jmp ftrace_graph_caller";
-// s390x "j .Lend" (a7f4) at ftrace_graph_caller becomes "brc 0,.Lend"
-// (a704), a nop.
+// graphCallerPatch enables the branch into ftrace_graph_caller as the arch's
+// ftrace_enable_ftrace_graph_caller does (ftrace.ArchOps.EnableGraph):
+// x86-64 "jmp ftrace_stub" at ftrace_graph_call becomes "jmp
+// ftrace_graph_caller"; s390x "j .Lend" (a7f4) at ftrace_graph_caller
+// becomes "brc 0,.Lend" (a704), a nop.
 func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
 	a := s.Arch
-	if a.Name == "x86_64" {
-		site, ok1 := im.Symbol(symFtraceGraphCall)
-		target, ok2 := im.Symbol(symFtraceGraphCaller)
-		if !ok1 || !ok2 {
-			return Patch{}, fmt.Errorf("%s has no %s/%s", s.Entry.Name, symFtraceGraphCall, symFtraceGraphCaller)
+	ops := ftrace.MustOps(a)
+	site, ok := im.Symbol(ops.GraphSite)
+	var target uint64
+	if ops.GraphTarget != "" {
+		var ok2 bool
+		target, ok2 = im.Symbol(ops.GraphTarget)
+		if !ok || !ok2 {
+			return Patch{}, fmt.Errorf("%s has no %s/%s", s.Entry.Name, ops.GraphSite, ops.GraphTarget)
 		}
-		old := im.Bytes(site, 5)
-		if len(old) < 5 || old[0] != 0xe9 {
-			return Patch{}, fmt.Errorf("%s at %s is not a 5-byte jmp", symFtraceGraphCall, im.Describe(site))
-		}
-		b := []byte{0xe9, 0, 0, 0, 0}
-		a.ByteOrder.PutUint32(b[1:], uint32(int32(int64(target)-int64(site+5))))
-		return Patch{site, b}, nil
+	} else if !ok {
+		return Patch{}, fmt.Errorf("%s has no %s", s.Entry.Name, ops.GraphSite)
 	}
-	site, ok := im.Symbol(symFtraceGraphCaller)
-	if !ok {
-		return Patch{}, fmt.Errorf("%s has no %s", s.Entry.Name, symFtraceGraphCaller)
+	code, err := ops.EnableGraph(a, site, target, im.Bytes(site, ops.GraphOldLen))
+	if err != nil {
+		return Patch{}, fmt.Errorf("%s at %s %v", ops.GraphSite, im.Describe(site), err)
 	}
-	old := im.Bytes(site, 4)
-	if len(old) < 4 || old[0] != 0xa7 || old[1] != 0xf4 {
-		return Patch{}, fmt.Errorf("%s at %s is not a j (a7f4)", symFtraceGraphCaller, im.Describe(site))
-	}
-	return Patch{site, []byte{0xa7, 0x04, old[2], old[3]}}, nil
+	return Patch{site, code}, nil
 }

@@ -81,9 +81,8 @@ func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
 	m.WriteWord(h.cursorWord, h.callTable)
 	m.WriteWord(h.endWord, h.callTable)
 	m.SetReg(h.Arch.SP, h.driverSP)
-	if h.Arch.Name == "s390x" {
-		// The driver's frame ends the back chain.
-		m.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
+	if h.hooks.driverFrame != nil {
+		h.hooks.driverFrame(h)
 	}
 	err := m.Run(h.sym(symChecked), h.exitAddr, h.runOpts())
 	h.sync()
@@ -143,8 +142,8 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	m.WriteWord(h.targetWord, fn)
 	m.WriteWord(h.sym(symCount), n)
 	m.SetReg(h.Arch.SP, h.driverSP)
-	if h.Arch.Name == "s390x" {
-		m.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
+	if h.hooks.driverFrame != nil {
+		h.hooks.driverFrame(h)
 	}
 	if err := m.TakeFault(); err != nil {
 		return err

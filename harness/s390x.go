@@ -25,11 +25,20 @@ import (
 // &graph_idx, ip, sp); regs->gprs[14] is never consulted, so a return
 // address held only in r14 is not found.
 func init() {
-	unwinders[regs.S390X.Name] = unwinder{found: s390Found, caller: s390Caller}
-	// trampolines/s390x/ftrace_caller_v6.13.S, the registry's
-	// ftrace_graph_caller block: "lmg %r2,%r3" / "lg %r4", the (ra, sp, ip)
-	// form of v5.2..v6.12 (arch/s390/kernel/ftrace.c).
-	prepareABIs[regs.S390X.Name] = ftrace.PrepareRaSpIP
+	harnessArches[regs.S390X.Name] = &harnessArch{
+		unwind: unwinder{found: s390Found, caller: s390Caller},
+		// trampolines/s390x/ftrace_caller_v6.13.S, the registry's
+		// ftrace_graph_caller block: "lmg %r2,%r3" / "lg %r4", the (ra, sp, ip)
+		// form of v5.2..v6.12 (arch/s390/kernel/ftrace.c).
+		prepareABI: ftrace.PrepareRaSpIP,
+		// callee_saved sums x..8x in r6-r13.
+		calleeSavedSum: 36,
+		chain:          s390Backchain,
+		driverFrame: func(h *Harness) {
+			// The driver's frame ends the back chain.
+			h.M.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
+		},
+	}
 }
 
 // s390Caller: r14 at entry, filed under the caller's sp (the graph entry's
@@ -58,6 +67,25 @@ func s390Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uin
 		next := a.Word(nb)
 		// unwind_bc.c outside_of_stack: a back chain must point up the stack
 		if next == 0 || next <= sp || !a.Memory.Stack.Contains(next) {
+			break
+		}
+		sp = next
+	}
+	return out
+}
+
+// s390Backchain walks s390x back chains from sp: each frame's word at
+// __SF_BACKCHAIN (152) points to the caller's frame.
+func s390Backchain(h *Harness, out []uint64, sp uint64) []uint64 {
+	out = append(out, sp)
+	for i := 0; i < 1024; i++ {
+		b := h.M.Mem(sp+regs.S390SFBackchain, 8)
+		if b == nil {
+			break
+		}
+		next := h.Arch.Word(b)
+		out = append(out, next)
+		if next == 0 || next <= sp || !h.Arch.Memory.Stack.Contains(next) {
 			break
 		}
 		sp = next

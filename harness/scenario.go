@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,7 +105,7 @@ func (h *Harness) regsUserSlots() []string {
 	var out []string
 	for _, s := range a.Frame.Slots {
 		if (s.Reg >= 0 && !a.IsEntryScratch(s.Reg)) || s.Name == acc.Direct || s.Name == acc.FullRegs.Slot ||
-			(a.Name == "x86_64" && (s.Name == "CS" || s.Name == "SS")) {
+			slices.Contains(h.hooks.regsUserExtra, s.Name) {
 			out = append(out, s.Name)
 		}
 	}

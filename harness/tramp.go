@@ -81,18 +81,17 @@ func (t Tramp) NoIPModify() bool {
 
 // PrepareABI is how the entry trampoline's ftrace_graph_caller calls
 // prepare_ftrace_return: a file's kernel model says; a registry variant
-// has its arch's form of the variants' era (prepareABIs, x86_64.go and
-// s390x.go).
+// has its arch's form of the variants' era (harnessArch.prepareABI,
+// x86_64.go and s390x.go).
 func (t Tramp) PrepareABI(a *regs.Arch) ftrace.PrepareABI {
 	if t.Model != nil && t.Model.Model.Prepare != ftrace.PrepareUnknown {
 		return t.Model.Model.Prepare
 	}
-	return prepareABIs[a.Name]
+	if h, err := hooksOf(a); err == nil {
+		return h.prepareABI
+	}
+	return ftrace.PrepareUnknown
 }
-
-// prepareABIs hold each arch's prepare_ftrace_return form of the registry
-// variants (x86_64.go, s390x.go).
-var prepareABIs = map[string]ftrace.PrepareABI{}
 
 // Kernel reports whether the trampoline is merged kernel code.
 func (t Tramp) Kernel() bool { return t.Variant != nil && t.Variant.Kernel }

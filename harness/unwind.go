@@ -44,16 +44,13 @@ type unwinder struct {
 	caller func(h *Harness, inv *Invocation) (ra, retp uint64)
 }
 
-// unwinders by arch name, filled by the per-arch files.
-var unwinders = map[string]unwinder{}
-
 // armInterrupts turns on the interrupt model for the role's trampoline.
 func (h *Harness) armInterrupts(role trampolines.Role) error {
 	u := h.entryUnit
 	if role == trampolines.Exit {
 		u = h.exitUnit
 	}
-	h.unwind = unwinders[h.Arch.Name]
+	h.unwind = h.hooks.unwind
 	return h.M.Interrupts(u.Start, u.End, InterruptDepth, h.onInterrupt)
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -33,10 +34,17 @@ import (
 // annotated UNWIND_HINT_UNDEFINED, as return_to_handler was before v6.19,
 // is not unwound by ORC at all).
 func init() {
-	unwinders[regs.X86_64.Name] = unwinder{found: x86Found, caller: x86Caller}
-	// trampolines/x86_64/ftrace_caller_v5.10.S: prepare_ftrace_return(ip,
-	// &parent, frame_pointer), the form up to v5.15 (arch/x86/kernel/ftrace.c).
-	prepareABIs[regs.X86_64.Name] = ftrace.PrepareIPParentFP
+	harnessArches[regs.X86_64.Name] = &harnessArch{
+		unwind: unwinder{found: x86Found, caller: x86Caller},
+		// trampolines/x86_64/ftrace_caller_v5.10.S: prepare_ftrace_return(ip,
+		// &parent, frame_pointer), the form up to v5.15 (arch/x86/kernel/ftrace.c).
+		prepareABI: ftrace.PrepareIPParentFP,
+		// The segment fields of struct pt_regs (arch/x86/include/asm/ptrace.h):
+		// a kprobe handler may read them (user_mode(regs) tests cs).
+		regsUserExtra: []string{"CS", "SS"},
+		// callee_saved sums x..5x in rbx, r12-r15.
+		calleeSavedSum: 15,
+	}
 }
 
 // x86Caller: the word above ip+5, filed under its own address (the graph
@@ -60,7 +68,7 @@ func x86Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint
 		return out
 	}
 	w := a.Word(b)
-	if inv.Role == trampolines.Exit && w == Poison(slot) {
+	if inv.Role == trampolines.Exit && w == emu.Poison(slot) {
 		// Untouched since the run began: the poison stands in for what
 		// was there, the return_to_handler the traced function's ret
 		// popped.

@@ -80,6 +80,18 @@ type Arch struct {
 	UnicornArch    int      // uc_arch
 	UnicornMode    int      // uc_mode
 	ReturnStubCode []byte   // a plain return: x86 "ret", s390x "br %r14"
+
+	// Per-arch hooks, filled in the arch's own file (x86_64.go, s390x.go) the
+	// way cmd/link/internal/amd64.Init hands ld.Arch to the generic linker;
+	// generic code calls them and never compares arch names.
+
+	// Aliases are the other names ArchByName accepts for the arch.
+	Aliases []string
+	// asmOffsets lists the arch's asm-offsets constants (AsmOffsets).
+	asmOffsets func(a *Arch) []Define
+	// asmOffsetsTail is text AsmOffsetsHeader appends after the defines
+	// (x86-64: the CONFIG_FRAME_POINTER dependent sizes); may be nil.
+	asmOffsetsTail func(a *Arch) string
 }
 
 // Reg returns the index of the register called name (with or without '%').
@@ -176,11 +188,16 @@ var Arches = []*Arch{X86_64, S390X}
 
 // ArchByName finds an architecture by name; the error names the valid ones.
 func ArchByName(name string) (*Arch, error) {
-	switch strings.ToLower(name) {
-	case "x86_64", "x86-64", "amd64", "x86":
-		return X86_64, nil
-	case "s390x", "s390":
-		return S390X, nil
+	name = strings.ToLower(name)
+	for _, a := range Arches {
+		if name == a.Name {
+			return a, nil
+		}
+		for _, alias := range a.Aliases {
+			if name == alias {
+				return a, nil
+			}
+		}
 	}
 	names := make([]string, len(Arches))
 	for i, a := range Arches {

@@ -17,61 +17,17 @@ type Define struct {
 // (MCOUNT_FRAME_SIZE, MCOUNT_REG_SIZE) are emitted by AsmOffsetsHeader under
 // CONFIG_FRAME_POINTER, as ftrace_64.S defines them.
 func AsmOffsets(a *Arch) []Define {
-	var out []Define
-	add := func(name string, v int, src string) { out = append(out, Define{name, int64(v), src}) }
-	switch a.Name {
-	case "x86_64":
-		const ptrace = "arch/x86/include/uapi/asm/ptrace-abi.h"
-		for _, s := range a.Frame.Slots {
-			add(s.Asm, s.Off, ptrace)
-		}
-		add("FRAME_SIZE", a.Frame.Size, ptrace)
-		add("MCOUNT_INSN_SIZE", a.McountInsnSize, "arch/x86/include/asm/ftrace.h")
-		add("__KERNEL_CS", X86KernelCS, "arch/x86/include/asm/segment.h")
-		add("__KERNEL_DS", X86KernelDS, "arch/x86/include/asm/segment.h")
-	case "s390x":
-		const ao = "arch/s390/kernel/asm-offsets.c"
-		const mc = "arch/s390/kernel/mcount.S"
-		add("STACK_FRAME_OVERHEAD", S390StackFrameOverhead, "arch/s390/include/asm/ptrace.h")
-		add("__SF_BACKCHAIN", S390SFBackchain, ao)
-		add("__SF_GPRS", S390SFGprs, ao)
-		add("__SF_EMPTY", 0, ao)
-		for _, s := range a.Frame.Slots {
-			if s.Asm != "" {
-				add(s.Asm, s.Off, ao)
-			}
-		}
-		add("__PT_SIZE", a.Frame.Size, ao)
-		// OFFSET(__PT_GPRS, pt_regs, gprs): the first of the 16 gprs slots
-		// (__PT_R0), used by mcount.S of v4.19..v6.13 as STACK_PTREGS_GPRS.
-		if r0, ok := a.Frame.Slot("gprs[0]"); ok {
-			add("__PT_GPRS", r0.Off, ao)
-		}
-		add("__FTRACE_REGS_PT_REGS", 0, ao)
-		add("__FTRACE_REGS_SIZE", a.Frame.Size, ao)
-		add("__FGRAPH_RET_GPR2", 0, ao+" (v6.5..v6.13)")
-		add("__FGRAPH_RET_FP", 8, ao+" (v6.5..v6.13)")
-		add("__FGRAPH_RET_SIZE", a.RetRegs.Size, ao+" (v6.5..v6.13)")
-		add("MCOUNT_INSN_SIZE", a.McountInsnSize, "arch/s390/include/asm/ftrace.h")
-		add("PIF_FTRACE_FULL_REGS", 4, "arch/s390/include/asm/ptrace.h")
-		add("_PIF_FTRACE_FULL_REGS", S390PIFFtraceFullRegs, "arch/s390/include/asm/ptrace.h")
-		// mcount.S's own constants (v6.14), emitted here so a variant can use them
-		// without defining them again.
-		pt := S390StackFrameOverhead
-		add("STACK_FRAME_SIZE_PTREGS", pt+a.Frame.Size, mc)
-		add("STACK_PTREGS", pt, mc)
-		add("STACK_PTREGS_GPRS", pt+24, mc)
-		add("STACK_PTREGS_PSW", pt+8, mc)
-		add("STACK_FRAME_SIZE_FREGS", pt+a.Frame.Size, mc)
-		add("STACK_FREGS", pt, mc)
-		add("STACK_FREGS_PTREGS", pt, mc)
-		add("STACK_FREGS_PTREGS_GPRS", pt+24, mc)
-		add("STACK_FREGS_PTREGS_PSW", pt+8, mc)
-		add("STACK_FREGS_PTREGS_ORIG_GPR2", pt+152, mc)
-		add("STACK_FREGS_PTREGS_FLAGS", pt+176, mc)
-		add("TRACED_FUNC_FRAME_SIZE", S390TracedFuncFrameSize, mc+" (__PACK_STACK)")
+	if a.asmOffsets == nil {
+		return nil
 	}
-	return out
+	return a.asmOffsets(a)
+}
+
+// defines collects asm-offsets constants for the per-arch asmOffsets hooks.
+type defines []Define
+
+func (d *defines) add(name string, v int, src string) {
+	*d = append(*d, Define{name, int64(v), src})
 }
 
 // AsmOffsetsHeader renders asm-offsets.h for the arch: what the kernel
@@ -83,13 +39,8 @@ func AsmOffsetsHeader(a *Arch) string {
 	for _, d := range AsmOffsets(a) {
 		fmt.Fprintf(&b, "#define %s %d /* %s */\n", d.Name, d.Value, d.Source)
 	}
-	if a.Name == "x86_64" {
-		// arch/x86/kernel/ftrace_64.S: two fake frames (8 + 16*2 bytes) are
-		// pushed before pt_regs with CONFIG_FRAME_POINTER.
-		b.WriteString("#ifdef CONFIG_FRAME_POINTER\n")
-		fmt.Fprintf(&b, "#define MCOUNT_FRAME_SIZE %d\n", X86McountFrameSize)
-		b.WriteString("#else\n#define MCOUNT_FRAME_SIZE 0\n#endif\n")
-		b.WriteString("#define MCOUNT_REG_SIZE (FRAME_SIZE + MCOUNT_FRAME_SIZE)\n")
+	if a.asmOffsetsTail != nil {
+		b.WriteString(a.asmOffsetsTail(a))
 	}
 	b.WriteString("#endif\n")
 	return b.String()

@@ -53,6 +53,8 @@ var S390X = func() *Arch {
 		UnicornArch:    9,                  // UC_ARCH_S390X
 		UnicornMode:    1 << 30,            // UC_MODE_BIG_ENDIAN
 		ReturnStubCode: []byte{0x07, 0xfe}, // br %r14
+		Aliases:        []string{"s390"},
+		asmOffsets:     s390AsmOffsets,
 		Memory: MemoryMap{
 			// Unicorn needs s390x code pages writable (reference/unicorn.md);
 			// the checker enforces that text is not written.
@@ -110,3 +112,51 @@ var S390X = func() *Arch {
 	}, Accessors{RetVal: "gprs[2]", FP: "fp"})
 	return a
 }()
+
+// s390AsmOffsets is the s390x asm-offsets: what arch/s390/kernel/asm-offsets.c
+// generates plus mcount.S's own constants.
+func s390AsmOffsets(a *Arch) []Define {
+	var d defines
+	add := d.add
+	const ao = "arch/s390/kernel/asm-offsets.c"
+	const mc = "arch/s390/kernel/mcount.S"
+	add("STACK_FRAME_OVERHEAD", S390StackFrameOverhead, "arch/s390/include/asm/ptrace.h")
+	add("__SF_BACKCHAIN", S390SFBackchain, ao)
+	add("__SF_GPRS", S390SFGprs, ao)
+	add("__SF_EMPTY", 0, ao)
+	for _, s := range a.Frame.Slots {
+		if s.Asm != "" {
+			add(s.Asm, s.Off, ao)
+		}
+	}
+	add("__PT_SIZE", a.Frame.Size, ao)
+	// OFFSET(__PT_GPRS, pt_regs, gprs): the first of the 16 gprs slots
+	// (__PT_R0), used by mcount.S of v4.19..v6.13 as STACK_PTREGS_GPRS.
+	if r0, ok := a.Frame.Slot("gprs[0]"); ok {
+		add("__PT_GPRS", r0.Off, ao)
+	}
+	add("__FTRACE_REGS_PT_REGS", 0, ao)
+	add("__FTRACE_REGS_SIZE", a.Frame.Size, ao)
+	add("__FGRAPH_RET_GPR2", 0, ao+" (v6.5..v6.13)")
+	add("__FGRAPH_RET_FP", 8, ao+" (v6.5..v6.13)")
+	add("__FGRAPH_RET_SIZE", a.RetRegs.Size, ao+" (v6.5..v6.13)")
+	add("MCOUNT_INSN_SIZE", a.McountInsnSize, "arch/s390/include/asm/ftrace.h")
+	add("PIF_FTRACE_FULL_REGS", 4, "arch/s390/include/asm/ptrace.h")
+	add("_PIF_FTRACE_FULL_REGS", S390PIFFtraceFullRegs, "arch/s390/include/asm/ptrace.h")
+	// mcount.S's own constants (v6.14), emitted here so a variant can use them
+	// without defining them again.
+	pt := S390StackFrameOverhead
+	add("STACK_FRAME_SIZE_PTREGS", pt+a.Frame.Size, mc)
+	add("STACK_PTREGS", pt, mc)
+	add("STACK_PTREGS_GPRS", pt+24, mc)
+	add("STACK_PTREGS_PSW", pt+8, mc)
+	add("STACK_FRAME_SIZE_FREGS", pt+a.Frame.Size, mc)
+	add("STACK_FREGS", pt, mc)
+	add("STACK_FREGS_PTREGS", pt, mc)
+	add("STACK_FREGS_PTREGS_GPRS", pt+24, mc)
+	add("STACK_FREGS_PTREGS_PSW", pt+8, mc)
+	add("STACK_FREGS_PTREGS_ORIG_GPR2", pt+152, mc)
+	add("STACK_FREGS_PTREGS_FLAGS", pt+176, mc)
+	add("TRACED_FUNC_FRAME_SIZE", S390TracedFuncFrameSize, mc+" (__PACK_STACK)")
+	return d
+}

@@ -1,6 +1,10 @@
 package regs
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
 
 // Kernel constants for x86-64 used by the trampolines and the Go kernel side.
 const (
@@ -38,6 +42,9 @@ var X86_64 = func() *Arch {
 		UnicornArch:    4, // UC_ARCH_X86
 		UnicornMode:    8, // UC_MODE_64
 		ReturnStubCode: []byte{0xc3},
+		Aliases:        []string{"x86-64", "amd64", "x86"},
+		asmOffsets:     x86AsmOffsets,
+		asmOffsetsTail: x86AsmOffsetsTail,
 		Memory: MemoryMap{
 			Text:  Region{"text", 0xffffffff81000000, 1 << 20, PermRead | PermExec},
 			Stubs: Region{"stubs", 0xffffffff81f00000, 64 << 10, PermRead | PermExec},
@@ -97,3 +104,29 @@ var X86_64 = func() *Arch {
 	}, Accessors{RetVal: "RAX", FP: "RBP"})
 	return a
 }()
+
+// x86AsmOffsets is the x86-64 asm-offsets: pt_regs offsets and the few
+// kernel constants ftrace_64.S uses.
+func x86AsmOffsets(a *Arch) []Define {
+	var d defines
+	const ptrace = "arch/x86/include/uapi/asm/ptrace-abi.h"
+	for _, s := range a.Frame.Slots {
+		d.add(s.Asm, s.Off, ptrace)
+	}
+	d.add("FRAME_SIZE", a.Frame.Size, ptrace)
+	d.add("MCOUNT_INSN_SIZE", a.McountInsnSize, "arch/x86/include/asm/ftrace.h")
+	d.add("__KERNEL_CS", X86KernelCS, "arch/x86/include/asm/segment.h")
+	d.add("__KERNEL_DS", X86KernelDS, "arch/x86/include/asm/segment.h")
+	return d
+}
+
+// x86AsmOffsetsTail: arch/x86/kernel/ftrace_64.S: two fake frames (8 + 16*2
+// bytes) are pushed before pt_regs with CONFIG_FRAME_POINTER.
+func x86AsmOffsetsTail(*Arch) string {
+	var b strings.Builder
+	b.WriteString("#ifdef CONFIG_FRAME_POINTER\n")
+	fmt.Fprintf(&b, "#define MCOUNT_FRAME_SIZE %d\n", X86McountFrameSize)
+	b.WriteString("#else\n#define MCOUNT_FRAME_SIZE 0\n#endif\n")
+	b.WriteString("#define MCOUNT_REG_SIZE (FRAME_SIZE + MCOUNT_FRAME_SIZE)\n")
+	return b.String()
+}

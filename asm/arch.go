@@ -1,0 +1,38 @@
+package asm
+
+import (
+	"debug/elf"
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// asmArch is the per-arch surface of package asm, one value per guest
+// architecture filled in that arch's file (x86_64.go, s390x.go), the way
+// cmd/link/internal/amd64.Init hands ld.Arch to the generic linker.
+// Generic code calls these hooks and never compares arch names. (build.go's
+// own two arch tests are the next step of issue 11.)
+type asmArch struct {
+	arch *regs.Arch
+	// elfMachine is the e_machine of the arch's objects.
+	elfMachine elf.Machine
+	// prelude is the arch's part of the macro prelude (after commonPrelude).
+	prelude string
+	// disassembler returns the arch's decoder (operand and memory-access
+	// facts per instruction); sym may be nil.
+	disassembler func(sym Symbolizer) Disassembler
+}
+
+// asmArches lists the hooks of every supported architecture.
+var asmArches = []*asmArch{x86Asm, s390Asm}
+
+// mustAsmArch returns the arch's hooks; it panics for an arch outside
+// regs.Arches, which only a programming error in this project can cause.
+func mustAsmArch(a *regs.Arch) *asmArch {
+	for _, h := range asmArches {
+		if h.arch.Name == a.Name {
+			return h
+		}
+	}
+	panic(fmt.Sprintf("asm: no support for architecture %s", a.Name))
+}

@@ -1,0 +1,45 @@
+package emu
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// machineArch is the per-arch surface of package emu, one value per guest
+// architecture filled in that arch's file (x86_64.go, s390x.go), the way
+// cmd/link/internal/amd64.Init hands ld.Arch to the generic linker. Generic
+// code calls these hooks and never compares arch names.
+type machineArch struct {
+	arch *regs.Arch
+	// physLayout assigns a physical address to each region of the memory
+	// map (x86-64: behind page tables; s390x: virtual = physical).
+	physLayout func(rs []regs.Region) []uint64
+	// setup runs once the regions are mapped: x86-64 page tables and
+	// paging, the s390x PSW mask of 64-bit addressing.
+	setup func(m *Machine) error
+	// decodeInterrupt turns an interrupt stop (intno) at pc into e.Kind,
+	// e.Detail and the fault address; false when the interrupt is none of
+	// the arch's faults (then it is a trap instruction).
+	decodeInterrupt func(m *Machine, e *Error, intno int, pc uint64) bool
+	// clobberFlags is what a clobbering host function leaves in the flags
+	// register that held v.
+	clobberFlags func(v uint64) uint64
+	// flagsWriteHasEffects: writing the flags register changes more than
+	// its value (s390x: writing the PSW mask also sets the condition code),
+	// so SetRegs writes it only when it differs.
+	flagsWriteHasEffects bool
+}
+
+// machineArches lists the hooks of every supported architecture.
+var machineArches = []*machineArch{x86Machine, s390Machine}
+
+// machineArchOf returns the hooks of the arch, or an error naming it.
+func machineArchOf(a *regs.Arch) (*machineArch, error) {
+	for _, h := range machineArches {
+		if h.arch.Name == a.Name {
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("emu: no machine support for architecture %s", a.Name)
+}

@@ -1,0 +1,52 @@
+package emu
+
+/*
+#include "tm.h"
+*/
+import "C"
+
+import "trampemu/regs"
+
+// s390Machine: s390x with DAT off (virtual = physical), 64-bit addressing.
+var s390Machine = &machineArch{
+	arch: regs.S390X,
+	physLayout: func(rs []regs.Region) []uint64 {
+		out := make([]uint64, len(rs))
+		for i, r := range rs {
+			out[i] = r.Base
+		}
+		return out
+	},
+	setup: func(m *Machine) error {
+		// PSW mask EA|BA: 64-bit addressing (Unicorn starts in 24-bit mode).
+		return ucCheck(C.tm_reg_write(m.c, C.int(m.Arch.Flags), C.uint64_t(regs.S390PSWMask64)))
+	},
+	decodeInterrupt: s390DecodeInterrupt,
+	clobberFlags: func(v uint64) uint64 {
+		// PSW mask: flip the condition code (bits 44-45) only.
+		return v ^ (3 << 44)
+	},
+	flagsWriteHasEffects: true,
+}
+
+// s390DecodeInterrupt decodes program interruptions (EXCP_PGM, intno 3 in
+// qemu target/s390x/cpu.h), which Unicorn's s390x raises for a fetch or an
+// operand outside guest memory and for an invalid opcode.
+func s390DecodeInterrupt(m *Machine, e *Error, intno int, pc uint64) bool {
+	if intno != 3 {
+		return false
+	}
+	switch {
+	case m.span(pc, 2) == nil:
+		e.Kind, e.Detail = KindFault, "instruction fetch outside guest memory"
+		e.Addr, e.Size, e.HasAddr = pc, 2, true
+	case m.badOperand(e):
+		// Unicorn's s390x raises an addressing exception for storage outside
+		// the mapped regions without calling the invalid-memory hook.
+		e.Kind, e.Detail = KindFault, "program interruption (addressing exception)"
+	default:
+		// An operation exception for an invalid opcode such as 0x0000.
+		e.Kind, e.Detail = KindInvalid, "program interruption (operation exception)"
+	}
+	return true
+}

@@ -1,0 +1,98 @@
+package ftrace
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// Kernel symbols the ftrace core provides to every trampoline, as in the
+// kernel (kernel/trace/ftrace.c, kernel/trace/fgraph.c, v6.14).
+const (
+	SymFtraceStub          = "ftrace_stub"
+	SymFunctionTraceOp     = "function_trace_op"
+	SymOpsListFunc         = "ftrace_ops_list_func"
+	SymReturnToHandler     = "ftrace_return_to_handler"
+	SymPrepareFtraceRet    = "prepare_ftrace_return"
+	SymFtraceCall          = "ftrace_call"
+	SymFtraceRegsCall      = "ftrace_regs_call"
+	SymFtraceGraphCaller   = "ftrace_graph_caller"
+	SymFtraceGraphCall     = "ftrace_graph_call"
+	SymFtraceFunc          = "ftrace_func"
+	SymFtraceTraceFunction = "ftrace_trace_function"
+)
+
+// KernelFuncs are the kernel C functions the trampolines call, which Go
+// stands in for (host functions of the image).
+var KernelFuncs = []string{SymOpsListFunc, SymReturnToHandler, SymPrepareFtraceRet}
+
+// ArchOps is the per-arch surface of package ftrace: the call-site
+// encodings and patching of each arch's arch/*/kernel/ftrace.c and the
+// arch facts of the ftrace core, one value per arch filled in that arch's
+// file (x86_64.go, s390x.go), the way cmd/link/internal/amd64.Init hands
+// ld.Arch to the generic linker. Generic code never compares arch names.
+type ArchOps struct {
+	Arch *regs.Arch
+
+	// NopSite is the disabled call site (ftrace_nop_replace).
+	NopSite []byte
+	// SiteAfterEntry is the offset into a function where a call site may
+	// sit besides 0 (x86-64: after endbr64), or 0.
+	SiteAfterEntry uint64
+	// MakeCall encodes the enabled call site at site calling target
+	// (ftrace_make_call).
+	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// ModifyCall re-encodes the call already at site (old) to call target,
+	// keeping its form (ftrace_update_ftrace_func on ftrace_call).
+	ModifyCall func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
+	// OldLen is how many bytes of the old call ModifyCall looks at.
+	OldLen int
+	// FuncPointers are the words holding the ops callback that the entry
+	// code calls through (s390x ftrace_func / ftrace_trace_function), or nil
+	// when the callback is a patched call.
+	FuncPointers []string
+	// GraphSite and GraphTarget name the branch ftrace_enable_ftrace_graph_caller
+	// patches and where it then goes ("" when it only stops branching).
+	GraphSite, GraphTarget string
+	// EnableGraph encodes the enabled graph branch at site from old (its
+	// error completes "<site> at <where> ...").
+	EnableGraph func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
+	// GraphOldLen is how many bytes of the old branch EnableGraph looks at.
+	GraphOldLen int
+	// FprobeMergedPattern is FPROBE_HEADER_MSB_PATTERN of the merged fprobe
+	// header (kernel/trace/fprobe.c, v6.14+) on the arch.
+	FprobeMergedPattern uint64
+	// FprobeV17Encodable: the v17 draft header (pattern 0xf << 60) can
+	// encode a pointer of the arch's heap.
+	FprobeV17Encodable bool
+}
+
+// Provided lists the symbols a trampoline of the arch may use without
+// defining them, as in the kernel.
+func (o *ArchOps) Provided() []string {
+	out := []string{SymFtraceStub, SymFunctionTraceOp, SymReturnToHandler, SymPrepareFtraceRet, SymOpsListFunc}
+	return append(out, o.FuncPointers...)
+}
+
+// archOps lists the hooks of every supported architecture.
+var archOps = []*ArchOps{x86Ops, s390Ops}
+
+// OpsOf returns the arch's hooks, or an error naming the arch.
+func OpsOf(a *regs.Arch) (*ArchOps, error) {
+	for _, o := range archOps {
+		if o.Arch.Name == a.Name {
+			return o, nil
+		}
+	}
+	return nil, fmt.Errorf("ftrace: no support for architecture %s", a.Name)
+}
+
+// MustOps is OpsOf for the arches of regs.Arches; it panics on any other,
+// which only a programming error in this project can cause.
+func MustOps(a *regs.Arch) *ArchOps {
+	o, err := OpsOf(a)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}

@@ -1,0 +1,98 @@
+package ftrace
+
+import (
+	"bytes"
+	"testing"
+
+	"trampemu/regs"
+)
+
+func TestArchOpsCallSites(t *testing.T) {
+	for _, c := range []struct {
+		arch                 *regs.Arch
+		site, target         uint64
+		call, nop            []byte
+		modifyOld, modified  []byte
+		graphOld, graphPatch []byte
+		graphTarget          uint64
+		provided             int
+	}{
+		{
+			arch: regs.X86_64, site: 0xffffffff81001000, target: 0xffffffff81002000,
+			call: []byte{0xe8, 0xfb, 0x0f, 0, 0}, nop: []byte{0x0f, 0x1f, 0x44, 0x00, 0x00},
+			modifyOld: []byte{0xe8, 0, 0, 0, 0, 0x90}, modified: []byte{0xe8, 0xfb, 0x0f, 0, 0},
+			graphOld: []byte{0xe9, 0, 0, 0, 0}, graphTarget: 0xffffffff81001105, graphPatch: []byte{0xe9, 0x00, 0x01, 0, 0},
+			provided: 5,
+		},
+		{
+			arch: regs.S390X, site: 0x101000, target: 0x102000,
+			call: []byte{0xc0, 0x05, 0, 0, 0x08, 0}, nop: []byte{0xc0, 0x04, 0, 0, 0, 0},
+			modifyOld: []byte{0xc0, 0xe5, 0, 0, 0, 0}, modified: []byte{0xc0, 0xe5, 0, 0, 0x08, 0},
+			graphOld: []byte{0xa7, 0xf4, 0x12, 0x34}, graphPatch: []byte{0xa7, 0x04, 0x12, 0x34},
+			provided: 7,
+		},
+	} {
+		t.Run(c.arch.Name, func(t *testing.T) {
+			o, err := OpsOf(c.arch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(o.NopSite) != c.arch.McountInsnSize || !bytes.Equal(o.NopSite, c.nop) {
+				t.Errorf("NopSite % x, want % x (MCOUNT_INSN_SIZE %d)", o.NopSite, c.nop, c.arch.McountInsnSize)
+			}
+			got, err := o.MakeCall(c.arch, c.site, c.target)
+			if err != nil || !bytes.Equal(got, c.call) || len(got) != c.arch.McountInsnSize {
+				t.Errorf("MakeCall = % x, %v; want % x", got, err, c.call)
+			}
+			got, err = o.ModifyCall(c.arch, c.site, c.target, c.modifyOld)
+			if err != nil || !bytes.Equal(got, c.modified) {
+				t.Errorf("ModifyCall = % x, %v; want % x", got, err, c.modified)
+			}
+			if _, err := o.ModifyCall(c.arch, c.site, c.target, c.nop); err == nil {
+				t.Errorf("ModifyCall over the nop site % x: no error", c.nop)
+			}
+			if _, err := o.MakeCall(c.arch, 0, 1<<40); err == nil {
+				t.Errorf("MakeCall to a target out of range: no error")
+			}
+			got, err = o.EnableGraph(c.arch, c.site, c.graphTarget, c.graphOld)
+			if err != nil || !bytes.Equal(got, c.graphPatch) {
+				t.Errorf("EnableGraph = % x, %v; want % x", got, err, c.graphPatch)
+			}
+			if _, err := o.EnableGraph(c.arch, c.site, c.graphTarget, c.nop[:2]); err == nil {
+				t.Errorf("EnableGraph over % x: no error", c.nop[:2])
+			}
+			if n := len(o.Provided()); n != c.provided {
+				t.Errorf("Provided() = %v, want %d symbols", o.Provided(), c.provided)
+			}
+		})
+	}
+	if _, err := OpsOf(&regs.Arch{Name: "vax"}); err == nil {
+		t.Error("OpsOf(vax): no error")
+	}
+}
+
+// FuzzArchOpsCallSites: the call-site encoders never panic, and an encoded
+// call has the length of the call site (MCOUNT_INSN_SIZE).
+func FuzzArchOpsCallSites(f *testing.F) {
+	f.Add(uint64(0xffffffff81001000), uint64(0xffffffff81002000), []byte{0xe8, 0, 0, 0, 0, 0})
+	f.Add(uint64(0x101000), uint64(0x102000), []byte{0xc0, 0xe5, 0, 0, 0, 0})
+	f.Add(uint64(0), uint64(0), []byte{})
+	f.Fuzz(func(t *testing.T, site, target uint64, old []byte) {
+		for _, a := range regs.Arches {
+			o := MustOps(a)
+			for _, enc := range []func() ([]byte, error){
+				func() ([]byte, error) { return o.MakeCall(a, site, target) },
+				func() ([]byte, error) { return o.ModifyCall(a, site, target, old) },
+			} {
+				b, err := enc()
+				if err != nil {
+					continue
+				}
+				if len(b) != a.McountInsnSize {
+					t.Fatalf("%s: % x is not %d bytes", a.Name, b, a.McountInsnSize)
+				}
+			}
+			_, _ = o.EnableGraph(a, site, target, old)
+		}
+	})
+}

@@ -1,0 +1,53 @@
+package ftrace
+
+import (
+	"errors"
+
+	"trampemu/regs"
+)
+
+// s390Ops: arch/s390/kernel/ftrace.c (v6.14): call sites are
+// "brasl %r0,ftrace_caller" patched against "brcl 0,0"; the ops callback is
+// called through ftrace_func (ftrace_trace_function in v4.x) or a brasl at
+// ftrace_call.
+var s390Ops = &ArchOps{
+	Arch: regs.S390X,
+	// brcl 0,0: the disabled site.
+	NopSite: []byte{0xc0, 0x04, 0, 0, 0, 0},
+	MakeCall: func(a *regs.Arch, site, target uint64) ([]byte, error) {
+		return s390Brasl(a, 0, site, target)
+	},
+	ModifyCall: func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
+		if len(old) < 6 || old[0] != 0xc0 || old[1]&0x0f != 0x05 {
+			return nil, errors.New("not a brasl (c0x5 rel32): the tool patches it like the kernel does")
+		}
+		return s390Brasl(a, old[1]>>4, site, target)
+	},
+	OldLen:       6,
+	FuncPointers: []string{SymFtraceFunc, SymFtraceTraceFunction},
+	// ftrace_enable_ftrace_graph_caller (<= v6.13): "j .Lend" (a7f4) at
+	// ftrace_graph_caller becomes "brc 0,.Lend" (a704), a nop.
+	GraphSite: SymFtraceGraphCaller,
+	EnableGraph: func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
+		if len(old) < 4 || old[0] != 0xa7 || old[1] != 0xf4 {
+			return nil, errors.New("is not a j (a7f4)")
+		}
+		return []byte{0xa7, 0x04, old[2], old[3]}, nil
+	},
+	GraphOldLen: 4,
+	// arch/s390: kernel addresses have zero top bits, so the merged header's
+	// pattern is 0 and the v17 draft's 0xf << 60 encodes no heap pointer.
+	FprobeMergedPattern: 0,
+	FprobeV17Encodable:  false,
+}
+
+// s390Brasl encodes "brasl %r<reg>,rel32" (c0 reg5) from site to target.
+func s390Brasl(a *regs.Arch, reg byte, site, target uint64) ([]byte, error) {
+	rel := (int64(target) - int64(site)) / 2
+	if rel != int64(int32(rel)) {
+		return nil, errors.New("target out of brasl range")
+	}
+	b := []byte{0xc0, reg<<4 | 0x05, 0, 0, 0, 0}
+	a.ByteOrder.PutUint32(b[2:], uint32(int32(rel)))
+	return b, nil
+}
