@@ -15,6 +15,7 @@ import (
 	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/kernel"
+	"trampemu/mutate"
 	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
@@ -437,6 +438,12 @@ type fullReport struct {
 	Emulation     map[string]check.Emulation `json:"emulation,omitempty"`
 	Charts        []report.Chart             `json:"charts,omitempty"`
 	emulationList []check.Emulation
+	// Mutation is the summary of the last `make mutate` in the output
+	// folder (mutate.json), MutationNote says where it came from or why
+	// there is none: mutating every variant takes minutes, so the report
+	// reads it instead of running it.
+	Mutation     []mutate.Summary `json:"mutation,omitempty"`
+	MutationNote string           `json:"mutation_note"`
 	// Tree is the check of --tree's trampoline files, when given.
 	Tree    []check.Result `json:"tree,omitempty"`
 	TreeDir string         `json:"tree_dir,omitempty"`
@@ -475,6 +482,11 @@ func cmdReport(args []string, w io.Writer) error {
 		}
 	}
 	var rep fullReport
+	if *out != "" {
+		if rep.Mutation, rep.MutationNote, err = readMutation(filepath.Join(*out, "mutate.json")); err != nil {
+			return err
+		}
+	}
 	nv := 0
 	for _, a := range as {
 		nv += len(harness.VariantsOf(a, ""))
@@ -641,6 +653,9 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	fmt.Fprintln(w)
 	modelsMarkdown(w)
 	fmt.Fprintln(w)
+	if err := writeMutationSection(w, rep); err != nil {
+		return err
+	}
 	return writeNativeSection(w, rep)
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -124,4 +126,40 @@ func mutateProgress(a *regs.Arch) func(done, total int) {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readMutation reads the summary `make mutate` wrote (trampemu mutate
+// --arch all --json); a missing file is no error: the note says how to
+// make one.
+func readMutation(path string) ([]mutate.Summary, string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "not run: `make mutate` writes " + path + " (a few minutes on 2 cores); the next report includes it", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	var sums []mutate.Summary
+	if err := json.Unmarshal(b, &sums); err != nil {
+		return nil, "", usagef("%s: not the JSON of trampemu mutate (%v): run `make mutate` again or remove it", path, err)
+	}
+	st, _ := os.Stat(path)
+	return sums, fmt.Sprintf("from %s, written %s by `make mutate` (trampemu mutate --arch all --json)", path, st.ModTime().UTC().Format("2006-01-02 15:04 UTC")), nil
+}
+
+// writeMutationSection renders the report's mutation-testing section.
+func writeMutationSection(w io.Writer, rep fullReport) error {
+	fmt.Fprintln(w, "## Mutation testing of the checks")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Mutants of each variant's `.S` (an instruction deleted, a register, displacement or immediate changed, two instructions swapped, a branch inverted), each checked in full; %s.\n\n", rep.MutationNote)
+	if len(rep.Mutation) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "```")
+	if err := mutateTable(w, rep.Mutation); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "```")
+	fmt.Fprintln(w)
+	return nil
 }
