@@ -57,7 +57,7 @@ var roleSymbols = map[trampolines.Role][]string{
 func explainFile(a *regs.Arch, t harness.Tramp, err error) error {
 	msg := err.Error()
 	alone := func(b *regs.Arch) (*asm.Image, error) {
-		hosts := append([]string{"ftrace_stub"}, harness.HostFuncs...)
+		hosts := harness.StandaloneHostFuncs
 		return asm.Build(asm.Options{Arch: b, HostFuncs: hosts, Headers: t.Headers, IncludeDirs: t.IncludeDirs},
 			t.Source, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())})
 	}

@@ -113,7 +113,7 @@ func cmdAsm(args []string, w io.Writer) error {
 	if *variant != "" && kern.used() {
 		return usagef("--kernel, --config, -D and -U go with a file (a variant carries its own options)")
 	}
-	hosts := append([]string{"ftrace_stub"}, harness.HostFuncs...)
+	hosts := harness.StandaloneHostFuncs
 	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
 		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())},
 		asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))})
@@ -452,7 +452,7 @@ type fullReport struct {
 
 // reportProgress makes the report's progress bar (a test counts its
 // steps).
-var reportProgress = func(total int) *progress { return newProgress(total, stderrIsTerminal(), os.Stderr) }
+var reportProgress = func(total int) *progress { return newProgress(total, isTerminal(os.Stderr), os.Stderr) }
 
 func cmdReport(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)

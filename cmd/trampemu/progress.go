@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"github.com/schollz/progressbar/v3"
 )
@@ -15,11 +14,6 @@ import (
 type progress struct {
 	bar         *progressbar.ProgressBar
 	total, done int
-}
-
-func stderrIsTerminal() bool {
-	fi, err := os.Stderr.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func newProgress(total int, show bool, w io.Writer) *progress {
