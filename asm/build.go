@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,26 +158,13 @@ func Build(opt Options, srcs ...Source) (*Image, error) {
 func buildKey(opt Options, srcs []Source) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%+v\x00", opt.Arch.Name, opt.Arch.Memory) // the native runner links x86-64 elsewhere
-	keys := make([]string, 0, len(opt.Defines))
-	for k := range opt.Defines {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(opt.Defines) {
 		fmt.Fprintf(h, "D%s=%s\x00", k, opt.Defines[k])
 	}
 	for _, f := range opt.HostFuncs {
 		fmt.Fprintf(h, "H%s\x00", f)
 	}
-	hdrs := make([]string, 0, len(opt.Headers))
-	for k := range opt.Headers {
-		hdrs = append(hdrs, k)
-	}
-	sort.Strings(hdrs)
-	for _, k := range hdrs {
-		fmt.Fprintf(h, "I%s\x00%d\x00", k, len(opt.Headers[k]))
-		h.Write(opt.Headers[k])
-	}
+	hashHeaders(h, opt.Headers)
 	for _, d := range opt.IncludeDirs {
 		fmt.Fprintf(h, "P%s\x00", d)
 	}
@@ -331,16 +319,22 @@ func objKey(a *regs.Arch, opt Options, s Source) string {
 			fmt.Fprintf(h, "\x00D%s=%s", k, m[k])
 		}
 	}
-	names := make([]string, 0, len(opt.Headers))
-	for k := range opt.Headers {
+	hashHeaders(h, opt.Headers)
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// hashHeaders adds the headers a source may include, by name, to a cache
+// key.
+func hashHeaders(h io.Writer, headers map[string][]byte) {
+	names := make([]string, 0, len(headers))
+	for k := range headers {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		fmt.Fprintf(h, "\x00H%s\x00%d\x00", k, len(opt.Headers[k]))
-		h.Write(opt.Headers[k])
+		fmt.Fprintf(h, "\x00H%s\x00%d\x00", k, len(headers[k]))
+		h.Write(headers[k])
 	}
-	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // assemble preprocesses and assembles one source into obj, or copies the

@@ -62,13 +62,9 @@ func All(arches []*regs.Arch, o AllOptions) ([]Summary, error) {
 			}
 			s := summarize(a, v, rs)
 			if o.SpeedN > 0 && (v.Graph != trampolines.GraphNone || v.Role == trampolines.Exit) {
-				p, err := harness.Pair(a, t)
+				setup, err := harness.IntendedSetup(a, t)
 				if err != nil {
 					return nil, err
-				}
-				setup := harness.Setup{Arch: a, Entry: t, Exit: p}
-				if v.Role == trampolines.Exit {
-					setup = harness.Setup{Arch: a, Entry: p, Exit: t}
 				}
 				sp, err := MeasureSpeed(setup, "add", o.SpeedN, false)
 				if err == nil {

@@ -71,13 +71,9 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	if err != nil {
 		return ex, err
 	}
-	p, err := harness.Pair(a, t)
+	setup, err := harness.IntendedSetup(a, t)
 	if err != nil {
 		return ex, err
-	}
-	setup := harness.Setup{Arch: a, Entry: t, Exit: p}
-	if v.Role == trampolines.Exit {
-		setup = harness.Setup{Arch: a, Entry: p, Exit: t}
 	}
 	sc, err := harness.FindScenario("default")
 	if err != nil {

@@ -193,6 +193,19 @@ func Current(a *regs.Arch, role trampolines.Role) (Tramp, error) {
 	return FromVariant(v)
 }
 
+// IntendedSetup is t wired with its intended partner (Pair) in the roles
+// they play.
+func IntendedSetup(a *regs.Arch, t Tramp) (Setup, error) {
+	p, err := Pair(a, t)
+	if err != nil {
+		return Setup{}, err
+	}
+	if t.Role == trampolines.Exit {
+		return Setup{Arch: a, Entry: p, Exit: t}, nil
+	}
+	return Setup{Arch: a, Entry: t, Exit: p}, nil
+}
+
 // Pair returns the variant's intended partner for the other role.
 func Pair(a *regs.Arch, t Tramp) (Tramp, error) {
 	other := trampolines.Exit
