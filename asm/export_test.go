@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/s390x/s390xasm"
 	"golang.org/x/arch/x86/x86asm"
 
@@ -100,6 +101,62 @@ var factsTestHooks = map[string]factsHooks{
 			return op, ok
 		},
 	},
+}
+
+func init() {
+	factsTestHooks[regs.ARM64.Name] = factsHooks{
+		mnemonics: func() []string {
+			var out []string
+			for op := range arm64FactsTable {
+				out = append(out, strings.ToLower(op.String()))
+			}
+			return out
+		},
+		corrupt: func(name string) func() {
+			for op, f := range arm64FactsTable {
+				if strings.ToLower(op.String()) != name {
+					continue
+				}
+				bad := f
+				switch f.mem {
+				case arm64NoMem, arm64Address:
+					bad.mem, bad.size = arm64Load, 8
+				case arm64LoadPair:
+					bad.mem = arm64StorePair
+				case arm64StorePair:
+					bad.mem = arm64LoadPair
+				default:
+					bad.size = arm64RegBytesOr(f.size) + 1
+				}
+				arm64FactsTable[op] = bad
+				return func() { arm64FactsTable[op] = f }
+			}
+			panic("no arm64 facts entry " + name)
+		},
+		key: func(code []byte) (string, bool) {
+			if len(code) < 4 {
+				return "", false
+			}
+			w := uint32(code[0]) | uint32(code[1])<<8 | uint32(code[2])<<16 | uint32(code[3])<<24
+			if w>>16 == 0 || w&0xfffff01f == 0xd503201f {
+				return "hint/udf", true // decoded before the table
+			}
+			x, err := arm64asm.Decode(code[:4])
+			if err != nil {
+				return "", false
+			}
+			_, ok := arm64FactsTable[x.Op]
+			return strings.ToLower(x.Op.String()), ok
+		},
+	}
+}
+
+// arm64RegBytesOr is size, or 8 when the size comes from the register.
+func arm64RegBytesOr(size int) int {
+	if size == 0 {
+		return 8
+	}
+	return size
 }
 
 func keys[V any](m map[string]V) []string {
