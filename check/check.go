@@ -21,7 +21,7 @@ type Config struct {
 	Partner *harness.Tramp
 	// Workloads to run; nil: all of the arch.
 	Workloads []string
-	Scenario  harness.Scenario
+	Scenario  harness.UserSet
 	// Calls per workload, each with a fresh random register file and
 	// arguments; 0 means 8.
 	Calls int
@@ -76,7 +76,7 @@ func Run(cfg Config) ([]Result, error) {
 		wls = harness.WorkloadNames(a)
 	}
 	if cfg.Scenario.Name == "" {
-		s, _ := harness.FindScenario("default")
+		s, _ := harness.FindUserSet("default")
 		cfg.Scenario = s
 	}
 	if cfg.Calls <= 0 {

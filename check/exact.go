@@ -75,7 +75,7 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	if err != nil {
 		return ex, err
 	}
-	sc, err := harness.FindScenario("default")
+	sc, err := harness.FindUserSet("default")
 	if err != nil {
 		return ex, err
 	}

@@ -120,9 +120,9 @@ func New(s Setup, o Options) (*Harness, error) {
 }
 
 // Start is New, then Install(sc), then Enable: a machine with the
-// scenario's users registered and every call site tracing (in that order:
+// user set's users registered and every call site tracing (in that order:
 // enabling turns on the graph path the registered users need).
-func Start(s Setup, o Options, sc Scenario) (*Harness, error) {
+func Start(s Setup, o Options, sc UserSet) (*Harness, error) {
 	h, err := New(s, o)
 	if err != nil {
 		return nil, err
