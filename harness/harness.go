@@ -63,7 +63,8 @@ type Harness struct {
 	Unknown []asm.Inst
 
 	driverSP uint64
-	rth      uint64 // return_to_handler
+	facts    RunFacts // copied into every invocation
+	rth      uint64   // return_to_handler
 	// The runtime's fast-driver target word and the drivers' exit.
 	targetWord, exitAddr uint64
 	// The checked driver's call table and its cursor and end words
@@ -86,8 +87,10 @@ type Harness struct {
 	inv           *Invocation
 	mem           recMem
 	obs           observer
-	free          []*Invocation // recycled invocations (with OnCall)
-	probing       int           // invocations left to probe (-1: all)
+	free          []*Invocation // recycled invocations (with OnCall, Recycle)
+	collecting    bool          // RunBatch: finished calls go to collected
+	collected     []*Call
+	probing       int // invocations left to probe (-1: all)
 	probesStopped bool
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
 	unwind        unwinder      // the arch's unwinder rule (interrupts on)
@@ -169,6 +172,10 @@ func (h *Harness) init() error {
 		return err
 	}
 	h.K = k
+	h.facts = RunFacts{Ops: k.FunctionTraceOp, DriverSP: h.driverSP, PoisonXor: emu.PoisonXor}
+	for i := range h.facts.Clobbered {
+		h.facts.Clobbered[i] = emu.ClobberValue(i)
+	}
 
 	clobber := !h.Opts.NoClobber
 	binds := []struct {
