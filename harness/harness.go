@@ -34,7 +34,9 @@ type Options struct {
 	// OnCall, when set, is called as each call of RunChecked completes (and
 	// for a call cut short by a failed run), with its invocations; they are
 	// recycled after it returns, so it must not keep them. Without OnCall,
-	// calls keep their invocations.
+	// calls keep their invocations. It runs inside the emulator's host
+	// call: analysis takes RunBatch's observations after the run instead;
+	// OnCall is for streaming many calls (benchmarks).
 	OnCall func(*Call)
 }
 
@@ -463,9 +465,6 @@ func (h *Harness) ExitUnit() asm.Unit { return h.exitUnit }
 
 // RTH is return_to_handler's address.
 func (h *Harness) RTH() uint64 { return h.rth }
-
-// DriverSP is the driver's stack pointer: the traced functions' caller sp.
-func (h *Harness) DriverSP() uint64 { return h.driverSP }
 
 func (h *Harness) runOpts() emu.RunOptions {
 	return emu.RunOptions{Limit: h.Opts.Limit, Timeout: h.Opts.Timeout}
