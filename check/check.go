@@ -160,10 +160,12 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			}
 		}
 		z.batch(b)
-		h.Recycle(b)
+		irqCut := z.cutShort != nil && z.cutShort.Interrupted
 		if b.Stop != nil {
-			irqCut := z.cutShort != nil && z.cutShort.Interrupted
 			z.runStop(b.Stop)
+		}
+		h.Recycle(b) // analysed: the next run reuses the invocations
+		if b.Stop != nil {
 			if irqCut && restarts < maxIrqRestarts {
 				// The modelled interrupt broke the run: the finding is
 				// recorded, the next batch starts from the driver again

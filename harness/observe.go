@@ -289,7 +289,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Interrupt.Caller, inv.BelowEntry = 0, 0
 	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
-	inv.After = regs.RegFile{}
+	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}
 	return inv
 }
 
