@@ -1,5 +1,5 @@
 // Package trampolines holds the trampoline variants as data: the .S files
-// (x86_64/, s390x/), the workloads with real traced call sites (workloads/),
+// (x86_64/, s390x/, arm64/), the workloads with real traced call sites (workloads/),
 // the runtime the harness links with them (runtime/), and the registry
 // table below. It contains no logic beyond the table.
 package trampolines
@@ -8,7 +8,7 @@ import "embed"
 
 // Files holds every .S and header of the package.
 //
-//go:embed x86_64 s390x workloads runtime native
+//go:embed x86_64 s390x arm64 workloads runtime native
 var Files embed.FS
 
 // Role is what a trampoline does.
