@@ -1,19 +1,20 @@
 /*
  * arm64 workloads: traced functions with the call site the kernel builds
  * with -fpatchable-function-entry=2 (arch/arm64/Makefile, v5.5+): two NOPs
- * at the entry. Tracing patches the first to "mov x9, x30" and the second
- * to "bl ftrace_caller" (ftrace_init_nop / ftrace_make_call,
- * arch/arm64/kernel/ftrace.c); disabled, the second is a NOP again. The
- * kernel's record is the BL (rec->ip, ftrace_call_adjust), which is what
- * __mcount_loc lists here.
+ * at the entry. At boot ftrace_init_nop makes the first "mov x9, x30" for
+ * good (arch/arm64/kernel/ftrace.c), and the record (rec->ip,
+ * ftrace_call_adjust) is the second: at rest a NOP, "bl ftrace_caller"
+ * when traced (ftrace_make_call / ftrace_make_nop). Like the x86-64
+ * workloads, which hold the NOP the kernel wrote over "call __fentry__",
+ * these hold the booted state; __mcount_loc lists the records.
  *
  * CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS builds with
  * -fpatchable-function-entry=4,2 and 8-byte function alignment (v6.3+):
- * two more NOPs right before each traced function, which the kernel turns
- * into the 8-byte ops literal ftrace_caller loads (ftrace_rec_update_ops).
- * Every traced function here has them (OPS_LITERAL), 8-byte aligned, so
- * one image serves every era. Functions reached only through a redirect
- * (klp_target_new) have neither.
+ * two more NOPs right before each traced function, the 8-byte literal that
+ * ftrace_rec_update_ops points at the site's ops and ftrace_caller loads
+ * (ftrace.ArchOps.CallOpsLiteral). Every traced function here has them
+ * (OPS_LITERAL), 8-byte aligned, so one image serves every era. Functions
+ * reached only through a redirect (klp_target_new) have neither.
  */
 .macro OPS_LITERAL
 	.balign	8
@@ -22,7 +23,7 @@
 .endm
 
 .macro FENTRY
-	nop				/* mov x9, x30 when traced */
+	mov	x9, x30			/* ftrace_init_nop's, for good */
 999:	nop				/* bl ftrace_caller when traced */
 	.pushsection __mcount_loc, "a"
 	.quad	999b
