@@ -3,7 +3,6 @@ package emu
 import (
 	"fmt"
 
-	"trampemu/asm"
 	"trampemu/regs"
 )
 
@@ -36,9 +35,6 @@ type machineArch struct {
 	// arm64 syncs the pc only at block boundaries); Run then finds the
 	// instruction (faultingInsn).
 	faultAtBlockStart bool
-	// insnSize is the length of every instruction on a fixed-width arch
-	// (arm64: 4), 0 for variable-length ones; see disassemblerFor.
-	insnSize int
 }
 
 // machineArches lists the hooks of every supported architecture.
@@ -52,20 +48,4 @@ func machineArchOf(a *regs.Arch) (*machineArch, error) {
 		}
 	}
 	return nil, fmt.Errorf("emu: no machine support for architecture %s", a.Name)
-}
-
-// disassemblerFor returns package asm's disassembler for the arch (naming
-// addresses with sym, which may be nil). While asm has none for a
-// fixed-width arch (arm64 before asm/arm64.go), it returns a decoder of
-// instruction lengths only, which keeps block counts exact and shows the
-// instruction word in errors.
-func disassemblerFor(h *machineArch, sym asm.Symbolizer) (d asm.Disassembler) {
-	if h.insnSize > 0 {
-		defer func() {
-			if recover() != nil {
-				d = fixedWidthDis{h.insnSize}
-			}
-		}()
-	}
-	return asm.NewDisassembler(h.arch, sym)
 }

@@ -1,12 +1,8 @@
 package emu
 
 import (
-	"encoding/binary"
 	"fmt"
 
-	"golang.org/x/arch/arm64/arm64asm"
-
-	"trampemu/asm"
 	"trampemu/regs"
 )
 
@@ -33,7 +29,6 @@ var arm64Machine = &machineArch{
 		return v ^ 0xf0000000
 	},
 	faultAtBlockStart: true,
-	insnSize:          4,
 }
 
 // QEMU's exception numbers for Arm (target/arm/cpu.h, the ones Unicorn
@@ -71,24 +66,4 @@ func arm64DecodeInterrupt(m *Machine, e *Error, intno int, pc uint64) bool {
 		return true
 	}
 	return false
-}
-
-// fixedWidthDis is the decoder of an arm64 machine while package asm has no
-// disassembler for arm64 (until asm/arm64.go lands): each instruction is
-// 4 bytes (block instruction counts stay exact), its text is
-// golang.org/x/arch/arm64/arm64asm's GNU syntax with the instruction word,
-// and it has no memory-access facts (MemKnown false).
-type fixedWidthDis struct{ size int }
-
-func (d fixedWidthDis) Decode(code []byte, pc uint64) (asm.Inst, error) {
-	if len(code) < d.size {
-		return asm.Inst{}, fmt.Errorf("%d bytes at %#x, an instruction has %d", len(code), pc, d.size)
-	}
-	word := binary.LittleEndian.Uint32(code[:4])
-	in := asm.Inst{Addr: pc, Len: d.size, Bytes: code[:d.size], Op: ".inst", Text: fmt.Sprintf(".inst 0x%08x", word)}
-	if inst, err := arm64asm.Decode(code[:4]); err == nil {
-		in.Op = inst.Op.String()
-		in.Text = fmt.Sprintf("%s (0x%08x)", arm64asm.GNUSyntax(inst), word)
-	}
-	return in, nil
 }

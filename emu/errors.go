@@ -63,7 +63,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "\n  %v", e.Err)
 	}
 	fmt.Fprintf(&b, "\n  after %d instructions; registers:\n", e.Executed)
-	for _, a := range regs.AllArches {
+	for _, a := range regs.Arches {
 		if a.Name == e.Arch {
 			for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
 				b.WriteString("    " + l + "\n")

@@ -136,7 +136,7 @@ func New(a *regs.Arch) (*Machine, error) {
 		m.Close()
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
-	m.dis = disassemblerFor(hooks, nil)
+	m.dis = asm.NewDisassembler(a, nil)
 	return m, nil
 }
 
@@ -196,7 +196,7 @@ func (m *Machine) Load(im *asm.Image) error {
 		}
 	}
 	m.Image = im
-	m.dis = disassemblerFor(m.hooks, im.Lookup)
+	m.dis = asm.ForImage(im)
 	return m.FlushCode(m.Arch.Memory.Text.Base, m.Arch.Memory.Stubs.End())
 }
 

@@ -88,7 +88,7 @@ func FuzzArchOpsCallSites(f *testing.F) {
 	f.Add(uint64(0), uint64(0), []byte{})
 	f.Add(uint64(0xffff800080001004), uint64(0xffff800080002000), []byte{0x00, 0x00, 0x00, 0x94})
 	f.Fuzz(func(t *testing.T, site, target uint64, old []byte) {
-		for _, a := range regs.AllArches {
+		for _, a := range regs.Arches {
 			o := MustOps(a)
 			for _, enc := range []func() ([]byte, error){
 				func() ([]byte, error) { return o.MakeCall(a, site, target) },

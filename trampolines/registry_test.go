@@ -28,7 +28,7 @@ func TestRegistry(t *testing.T) {
 		v := &Variants[i]
 		seen[v.Arch] = true
 		var a *regs.Arch
-		for _, x := range regs.AllArches {
+		for _, x := range regs.Arches {
 			if x.Name == v.Arch {
 				a = x
 			}
@@ -67,7 +67,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s/%s: PtRegs on a %s variant of %s", v.Arch, v.Name, v.Role, a.Name)
 		}
 	}
-	for _, a := range regs.AllArches {
+	for _, a := range regs.Arches {
 		if !seen[a.Name] {
 			t.Errorf("no variants for %s", a.Name)
 		}

@@ -1,9 +1,7 @@
 /* emu test program, arm64: host calls, loops, hint instructions, traps and
- * deliberate faults. Plain labels, so that GNU as alone builds it too. */
+ * deliberate faults. */
 	.text
-	.globl	guest_add
-	.type	guest_add, %function
-guest_add:				/* x0 = host_add(x0, x1) + 1 */
+SYM_FUNC_START(guest_add)				/* x0 = host_add(x0, x1) + 1 */
 	bti	c
 	paciasp
 	stp	x29, x30, [sp, #-16]!
@@ -13,11 +11,9 @@ guest_add:				/* x0 = host_add(x0, x1) + 1 */
 	ldp	x29, x30, [sp], #16
 	autiasp
 	ret
-	.size	guest_add, . - guest_add
+SYM_FUNC_END(guest_add)
 
-	.globl	guest_loop
-	.type	guest_loop, %function
-guest_loop:				/* calls host_count(i) for i = x0..1 */
+SYM_FUNC_START(guest_loop)				/* calls host_count(i) for i = x0..1 */
 	stp	x29, x30, [sp, #-32]!
 	mov	x29, sp
 	str	x19, [sp, #16]
@@ -29,11 +25,9 @@ guest_loop:				/* calls host_count(i) for i = x0..1 */
 	ldr	x19, [sp, #16]
 	ldp	x29, x30, [sp], #32
 	ret
-	.size	guest_loop, . - guest_loop
+SYM_FUNC_END(guest_loop)
 
-	.globl	guest_stores
-	.type	guest_stores, %function
-guest_stores:				/* x0 = iterations: a store-heavy loop */
+SYM_FUNC_START(guest_stores)				/* x0 = iterations: a store-heavy loop */
 	mov	x1, sp
 1:	str	x0, [x1, #-8]
 	str	x0, [x1, #-16]
@@ -42,71 +36,51 @@ guest_stores:				/* x0 = iterations: a store-heavy loop */
 	subs	x0, x0, #1
 	b.ne	1b
 	ret
-	.size	guest_stores, . - guest_stores
+SYM_FUNC_END(guest_stores)
 
-	.globl	bad_read
-	.type	bad_read, %function
-bad_read:
+SYM_FUNC_START(bad_read)
 	mov	x1, #0x1000
 	ldr	x0, [x1]
 	ret
-	.size	bad_read, . - bad_read
+SYM_FUNC_END(bad_read)
 
-	.globl	bad_write
-	.type	bad_write, %function
-bad_write:
+SYM_FUNC_START(bad_write)
 	mov	x1, #0x1000
 	str	x0, [x1]
 	ret
-	.size	bad_write, . - bad_write
+SYM_FUNC_END(bad_write)
 
-	.globl	text_write
-	.type	text_write, %function
-text_write:				/* a store into the read+exec text */
+SYM_FUNC_START(text_write)				/* a store into the read+exec text */
 	adr	x1, text_write
 	str	x0, [x1]
 	ret
-	.size	text_write, . - text_write
+SYM_FUNC_END(text_write)
 
-	.globl	bad_fetch
-	.type	bad_fetch, %function
-bad_fetch:				/* a branch outside guest memory */
+SYM_FUNC_START(bad_fetch)				/* a branch outside guest memory */
 	mov	x1, #0x1000
 	br	x1
-	.size	bad_fetch, . - bad_fetch
+SYM_FUNC_END(bad_fetch)
 
-	.globl	bad_insn
-	.type	bad_insn, %function
-bad_insn:
+SYM_FUNC_START(bad_insn)
 	udf	#0
-	.size	bad_insn, . - bad_insn
+SYM_FUNC_END(bad_insn)
 
-	.globl	trap
-	.type	trap, %function
-trap:
+SYM_FUNC_START(trap)
 	brk	#0x800
-	.size	trap, . - trap
+SYM_FUNC_END(trap)
 
-	.globl	spin
-	.type	spin, %function
-spin:
+SYM_FUNC_START(spin)
 1:	b	1b
-	.size	spin, . - spin
+SYM_FUNC_END(spin)
 
-	.globl	split_a
-	.type	split_a, %function
-split_a:				/* a branch straight into split_b */
+SYM_FUNC_START(split_a)				/* a branch straight into split_b */
 	b	split_b
-	.size	split_a, . - split_a
+SYM_FUNC_END(split_a)
 
-	.globl	split_b
-	.type	split_b, %function
-split_b:
+SYM_FUNC_START(split_b)
 	ret
-	.size	split_b, . - split_b
+SYM_FUNC_END(split_b)
 
-	.globl	done
-	.type	done, %function
-done:
+SYM_CODE_START(done)
 	nop
-	.size	done, . - done
+SYM_CODE_END(done)
