@@ -114,7 +114,7 @@ func (z *analyzer) fill(res *Result, cost Metrics) {
 		res.Metrics.Written = append(res.Metrics.Written, s)
 	}
 	order := map[string]int{}
-	layout := z.a.Frame
+	layout := z.t.FrameLayout(z.a)
 	if z.t.ExitABI == trampolines.ExitRetRegs {
 		layout = z.a.RetRegs
 	}
@@ -390,7 +390,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		}
 	}
 	if a.Link >= 0 {
-		want := inv.Before[a.Link]
+		want := z.parentOf(inv)
 		if inv.HasLink {
 			want = inv.WantLink
 		}
@@ -443,7 +443,7 @@ func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
 		if w.Caller == ftrace.CoreCaller {
 			continue
 		}
-		if sl, ok := z.a.Frame.Slot(w.Slot); ok && sl.Reg >= 0 && sl.Reg < len(z.a.Regs) {
+		if sl, ok := z.t.FrameLayout(z.a).Slot(w.Slot); ok && sl.Reg >= 0 && sl.Reg < len(z.a.Regs) {
 			out[sl.Reg] = w.Value
 		}
 	}
@@ -609,18 +609,28 @@ func chainText(chain []uint64, caller uint64) string {
 	return s
 }
 
+// parentOf is the traced function's return address into its caller as the
+// entry trampoline began: the convention's, else the word above the
+// pushed return address, else the link register.
+func (z *analyzer) parentOf(inv *harness.Invocation) uint64 {
+	a := z.a
+	switch {
+	case z.conv.parent != nil:
+		return z.conv.parent(inv)
+	case a.Link < 0:
+		if len(inv.AboveBefore) >= 16 {
+			return a.Word(inv.AboveBefore[8:])
+		}
+		return 0
+	}
+	return inv.Before[a.Link]
+}
+
 // callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs).
 func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
 	ip := inv.EntryRet - uint64(a.McountInsnSize)
-	var parent uint64
-	if a.Link < 0 {
-		if len(inv.AboveBefore) >= 16 {
-			parent = a.Word(inv.AboveBefore[8:])
-		}
-	} else {
-		parent = inv.Before[a.Link]
-	}
+	parent := z.parentOf(inv)
 	args := []struct {
 		name string
 		want uint64

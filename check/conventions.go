@@ -47,6 +47,15 @@ type convention struct {
 	ignoreBits func(s regs.Slot) uint64
 	// callAlign is the alignment sp must have at a call into C (0: 8).
 	callAlign uint64
+	// spAlign, when set, is the alignment sp must have at every
+	// instruction boundary of the trampoline (arm64: 16, the kernel keeps
+	// it always), checked where the interrupt model stops each run.
+	spAlign uint64
+	// parent, when set, is the traced function's return address into its
+	// caller at the entry trampoline's start (arm64: x9, from the call
+	// site's mov x9, x30); else the word above the return address
+	// (calls push it) or the link register.
+	parent func(inv *harness.Invocation) uint64
 	// callChain, when set, checks the frame chain the harness walked from
 	// sp at a host call (HostCall.Backchain: s390x back chains; the same
 	// hook serves a frame-record chain): it returns the summary and the
@@ -62,7 +71,8 @@ type argWant struct {
 }
 
 // conventions holds each arch's convention by arch name, registered by the
-// per-arch files (x86_64.go, s390x.go), as harness/arch.go holds its hooks.
+// per-arch files (x86_64.go, s390x.go, arm64.go), as harness/arch.go holds
+// its hooks.
 var conventions = map[string]func(a *regs.Arch) convention{}
 
 // conventionOf returns the arch's convention, or an error naming the arch.

@@ -37,6 +37,12 @@ type irqRun struct {
 func (z *analyzer) interruptedInvocation(inv *harness.Invocation) int {
 	pc := inv.Interrupt.PC
 	z.boundaries[pc] = true
+	if al := z.conv.spAlign; al != 0 && inv.Interrupt.SP%al != 0 {
+		// Into the check's own findings: a misaligned sp is the
+		// trampoline's, interrupted or not (Unicorn does not fault on it).
+		z.col.add(Stack, "", z.reg(z.a.SP), fmt.Sprintf("sp not %d-byte aligned inside %s", al, z.roleName()),
+			fmt.Sprintf("before %s (%s): sp = entry sp %+d", z.where(pc), z.insnText(pc), int64(inv.Interrupt.SP-inv.Before[z.a.SP])))
+	}
 	if ra, ok := z.callerReturn(inv); ok && !slices.Contains(inv.Interrupt.Found, ra) {
 		z.unrecoverable[pc] = true
 	}

@@ -53,6 +53,10 @@ type Kernel struct {
 	FunctionTraceOp uint64
 	// RTH is the guest address of return_to_handler.
 	RTH uint64
+	// EntryFrame is the structure the entry trampoline hands
+	// ftrace_ops_list_func as its fregs (nil: Arch.Frame; arm64's
+	// WITH_REGS entries of v5.5-v6.1 hand a pt_regs, Arch.PtRegs).
+	EntryFrame *regs.Layout
 
 	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x, v6.0+ arm64)
 	// OpsArgs counts dispatches whose op argument was not FunctionTraceOp.
@@ -106,7 +110,11 @@ func (k *Kernel) OpsListFunc(ip, parent, op, fregs uint64) {
 	if op != k.FunctionTraceOp {
 		k.BadOpsArgs++
 	}
-	k.Ftrace.Dispatch(ip, parent, k.Frame(fregs, k.Arch.Frame))
+	layout := k.EntryFrame
+	if layout == nil {
+		layout = k.Arch.Frame
+	}
+	k.Ftrace.Dispatch(ip, parent, k.Frame(fregs, layout))
 }
 
 // graphFunc is ftrace_graph_func, the arch's (ArchOps.GraphFunc:

@@ -8,7 +8,8 @@ import (
 )
 
 // harnessArch is the per-arch surface of package harness, one value per
-// guest architecture filled in that arch's file (x86_64.go, s390x.go), the
+// guest architecture filled in that arch's file (x86_64.go, s390x.go,
+// arm64.go), the
 // way cmd/link/internal/amd64.Init hands ld.Arch to the generic linker.
 // Generic code calls these hooks and never compares arch names. The call
 // sites and their patching are package ftrace's (ftrace.ArchOps).
@@ -24,12 +25,25 @@ type harnessArch struct {
 	// calleeSavedSum is k of the callee_saved workload's result k*x: the
 	// sum of the multiples it keeps in callee-saved registers.
 	calleeSavedSum uint64
-	// chain, when set, walks the frame chain from sp at a host call
-	// (s390x back chains) into out.
-	chain func(h *Harness, out []uint64, sp uint64) []uint64
+	// chain, when set, walks the frame chain from the registers r at a
+	// host call into out (s390x back chains from r15; arm64 frame records
+	// from x29).
+	chain func(h *Harness, out []uint64, r *regs.RegFile) []uint64
 	// driverFrame, when set, prepares the driver's frame before a run
-	// (s390x: it ends the back chain).
+	// (s390x: it ends the back chain; arm64: the frame record the driver's
+	// x29 points to).
 	driverFrame func(h *Harness)
+	// callRegs, when set, adjusts the registers the driver sets for a call
+	// (arm64: x29 = the driver's frame record, so frame records chain).
+	callRegs func(h *Harness, in *regs.RegFile)
+	// entryRet is the address an entry trampoline returns to in the traced
+	// function (ip + MCOUNT_INSN_SIZE), from the registers and the stack
+	// above sp at its entry.
+	entryRet func(a *regs.Arch, inv *Invocation) uint64
+	// linkSlot is the frame slot the entry trampoline reloads the link
+	// register from after the callbacks (s390x gprs[14], arm64 lr), ""
+	// when calls push the return address (x86-64).
+	linkSlot string
 }
 
 // harnessArches holds each arch's hooks by arch name, filled by the

@@ -135,7 +135,10 @@ func (s Setup) validate(im *asm.Image) error {
 		return ok && u.Contains(addr)
 	}
 	if ptrs := ftrace.MustOps(s.Arch).FuncPointers; len(ptrs) == 0 {
-		if !inEntry(symFtraceCall) && !inEntry(symFtraceRegsCall) {
+		// An arch with DYNAMIC_FTRACE_WITH_CALL_OPS may call op->func
+		// through the call site's ops literal instead (arm64 v6.3+): the
+		// control check then sees whether the callback ran.
+		if !inEntry(symFtraceCall) && !inEntry(symFtraceRegsCall) && ftrace.MustOps(s.Arch).CallOpsLiteral == nil {
 			missing = append(missing, fmt.Sprintf("%s or %s: the callback call site (in %s)", symFtraceCall, symFtraceRegsCall, s.Entry.Source.Name))
 		}
 	} else {

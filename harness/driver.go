@@ -65,9 +65,14 @@ func (h *Harness) fillBatch() error {
 			}
 		}
 		in[a.SP] = h.driverSP
+		if h.hooks.callRegs != nil {
+			h.hooks.callRegs(h, &in)
+		}
 		c.In = in
 		m.WriteWord(rec+recTarget, c.Func)
-		for i := 0; i < 16; i++ {
+		// The general registers before pc and flags (x86-64 and s390x
+		// 16, arm64 x0-x30), as trampolines.RuntimeDefines lays them out.
+		for i := 0; i < trampolines.RecGPRs && i < len(a.Regs) && i != a.PC && i != a.Flags; i++ {
 			m.WriteWord(rec+recRegs+uint64(8*i), in[i])
 		}
 		for i, v := range stack {

@@ -174,6 +174,7 @@ func (h *Harness) init() error {
 		return err
 	}
 	h.K = k
+	k.EntryFrame = h.Setup.Entry.FrameLayout(a)
 	h.facts = RunFacts{Ops: k.FunctionTraceOp, DriverSP: h.driverSP, PoisonXor: emu.PoisonXor}
 	for i := range h.facts.Clobbered {
 		h.facts.Clobbered[i] = emu.ClobberValue(i)
@@ -265,6 +266,19 @@ func (h *Harness) patchCallbackSites() error {
 	if err := h.apply(ps); err != nil {
 		return err
 	}
+	// DYNAMIC_FTRACE_WITH_CALL_OPS (arm64 v6.3+): every call site's ops
+	// literal points at the ops the trampoline calls op->func of, here the
+	// list ops whose func is ftrace_ops_list_func (ftrace_rec_update_ops;
+	// arch/arm64/kernel/ftrace.c ftrace_rec_set_ops), for every site: the
+	// literal is only read while the site calls the trampoline.
+	if lit := ftrace.MustOps(a).CallOpsLiteral; lit != nil {
+		h.K.SetOpsFunc(dispatch)
+		for _, s := range h.Sites {
+			if err := m.WriteMem(lit(s.Addr), wordBytes(a, h.K.FunctionTraceOp)); err != nil {
+				return fmt.Errorf("the ops literal of %s: %w", s.Func, err)
+			}
+		}
+	}
 	for _, ptr := range ftrace.MustOps(a).FuncPointers {
 		if addr, ok := im.Symbol(ptr); ok {
 			if err := m.WriteMem(addr, wordBytes(a, dispatch)); err != nil {
@@ -353,7 +367,7 @@ func (h *Harness) enableGraphPath() error {
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
 	h.Dispatches++
-	h.noteHostCall(HostOpsListFunc, fregs, h.Arch.Frame)
+	h.noteHostCall(HostOpsListFunc, fregs, h.Setup.Entry.FrameLayout(h.Arch))
 	if inv := h.inv; inv != nil {
 		inv.Func = ip
 	}
@@ -366,10 +380,12 @@ func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 
 // noteRedirect records where the callbacks asked the entry trampoline to
 // continue: a changed instruction pointer, or a direct trampoline; and on
-// s390x the r14 the traced function will get back (gprs[14]).
+// an arch with a link register the one the traced function will get back
+// (s390x gprs[14], arm64 lr).
 func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
-	f := regs.NewFrame(h.Arch, h.M, fregs, nil)
-	acc := h.Arch.Frame.Accessors
+	layout := h.Setup.Entry.FrameLayout(h.Arch)
+	f := &regs.Frame{Arch: h.Arch, Layout: layout, Base: fregs, Mem: h.M}
+	acc := layout.Accessors
 	for _, w := range inv.CWrites {
 		if w.Caller == ftrace.CoreCaller {
 			continue
@@ -383,9 +399,9 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 			}
 		}
 	}
-	if h.Arch.Link >= 0 {
+	if slot := h.hooks.linkSlot; slot != "" {
 		inv.WantLink, inv.HasLink = 0, false
-		if v, ok := f.Raw("gprs[14]"); ok {
+		if v, ok := f.Raw(slot); ok {
 			inv.WantLink, inv.HasLink = v, true
 		}
 	}
@@ -398,7 +414,8 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
-	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
+	parent := m.Arg(1)
+	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), parent, m.Arg(2)})
 	if err != nil {
 		return err
 	}
@@ -406,6 +423,12 @@ func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 		hc.GraphFunc, hc.HasGraphFunc = pc.Func, true
 	}
 	if !pc.Returns {
+		// (ip, &parent, fp): on an arch with a link register parent is
+		// the saved lr slot the entry reloads it from (arm64 pt_regs
+		// regs[30]), where the graph entry put return_to_handler.
+		if hc != nil && h.hooks.linkSlot != "" {
+			h.inv.WantLink, h.inv.HasLink = m.ReadWord(parent), true
+		}
 		return nil
 	}
 	m.SetReturn(pc.Ret)

@@ -348,11 +348,7 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp
 	copyAbove(inv.AboveBefore, ev.Above)
 	if inv.Role == trampolines.Entry {
-		if a.Link < 0 {
-			inv.EntryRet = a.Word(inv.AboveBefore) // the fentry call's return address: ip+5
-		} else {
-			inv.EntryRet = inv.Before[0] // s390x brasl %r0: r0 = ip+6
-		}
+		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
 	}
 	h.inv = inv
@@ -406,7 +402,7 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		}
 	}
 	if h.hooks.chain != nil {
-		hc.Backchain = h.hooks.chain(h, chain, hc.Regs[h.Arch.SP])
+		hc.Backchain = h.hooks.chain(h, chain, &hc.Regs)
 	}
 	inv.Calls = append(inv.Calls, hc)
 	return &inv.Calls[len(inv.Calls)-1]

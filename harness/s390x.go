@@ -34,6 +34,9 @@ func init() {
 		// callee_saved sums x..8x in r6-r13.
 		calleeSavedSum: 36,
 		chain:          s390Backchain,
+		// brasl %r0: r0 = ip+6.
+		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[0] },
+		linkSlot: "gprs[14]",
 		driverFrame: func(h *Harness) {
 			// The driver's frame ends the back chain.
 			h.M.WriteWord(h.driverSP+regs.S390SFBackchain, 0)
@@ -74,9 +77,10 @@ func s390Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uin
 	return out
 }
 
-// s390Backchain walks s390x back chains from sp: each frame's word at
+// s390Backchain walks s390x back chains from r15: each frame's word at
 // __SF_BACKCHAIN (152) points to the caller's frame.
-func s390Backchain(h *Harness, out []uint64, sp uint64) []uint64 {
+func s390Backchain(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
+	sp := r[h.Arch.SP]
 	out = append(out, sp)
 	for i := 0; i < 1024; i++ {
 		b := h.M.Mem(sp+regs.S390SFBackchain, 8)

@@ -105,9 +105,10 @@ func read(f *regs.Frame, what string) {
 // marker).
 func (h *Harness) regsUserSlots() []string {
 	a := h.Arch
-	acc := a.Frame.Accessors
+	layout := h.Setup.Entry.FrameLayout(a)
+	acc := layout.Accessors
 	var out []string
-	for _, s := range a.Frame.Slots {
+	for _, s := range layout.Slots {
 		if (s.Reg >= 0 && !a.IsEntryScratch(s.Reg)) || s.Name == acc.Direct || s.Name == acc.FullRegs.Slot ||
 			slices.Contains(h.hooks.regsUserExtra, s.Name) {
 			out = append(out, s.Name)
@@ -265,7 +266,7 @@ func (h *Harness) installOverride() error {
 	pad := h.sym("just_return_func")
 	link := ""
 	if a.Link >= 0 {
-		for _, sl := range a.Frame.Slots {
+		for _, sl := range h.Setup.Entry.FrameLayout(a).Slots {
 			if sl.Reg == a.Link {
 				link = sl.Name
 			}

@@ -55,7 +55,31 @@ func (t Tramp) NoFullRegs() bool {
 	if t.Variant != nil {
 		return t.Variant.NoFullRegs
 	}
-	return t.Model != nil && t.Model.Model.NoFullRegs
+	// A pt_regs-era ftrace_caller (arm64 WITH_REGS) saves part of pt_regs:
+	// ops that want the registers (FTRACE_OPS_FL_SAVE_REGS) go through
+	// ftrace_regs_caller (kernel/trace/ftrace.c ftrace_get_addr_new,
+	// FTRACE_FL_REGS).
+	return t.Model != nil && (t.Model.Model.NoFullRegs || (t.Model.Model.PtRegs && t.Symbol == "ftrace_caller"))
+}
+
+// PtRegs reports whether the entry trampoline hands its callbacks a
+// struct pt_regs where its arch's ftrace_regs is another structure (arm64
+// DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1): a registry variant's flag, or its
+// kernel model's.
+func (t Tramp) PtRegs() bool {
+	if t.Variant != nil {
+		return t.Variant.PtRegs
+	}
+	return t.Model != nil && t.Model.Model.PtRegs
+}
+
+// FrameLayout is the structure the entry trampoline hands its callbacks:
+// the arch's pt_regs for a PtRegs entry, else its ftrace_regs (Frame).
+func (t Tramp) FrameLayout(a *regs.Arch) *regs.Layout {
+	if t.PtRegs() && a.PtRegs != nil {
+		return a.PtRegs
+	}
+	return a.Frame
 }
 
 // NoIPModify reports whether the entry trampoline hands its callbacks no
@@ -70,7 +94,7 @@ func (t Tramp) NoIPModify() bool {
 		return t.Variant.NoIPModify
 	}
 	m := t.Model
-	return m != nil && !m.Model.WithArgs && !m.Model.RegsAliased && t.Symbol == "ftrace_caller"
+	return m != nil && ((!m.Model.WithArgs && !m.Model.RegsAliased) || m.Model.PtRegs) && t.Symbol == "ftrace_caller"
 }
 
 // PrepareABI is how the entry trampoline's ftrace_graph_caller calls

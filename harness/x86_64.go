@@ -44,6 +44,8 @@ func init() {
 		regsUserExtra: []string{"CS", "SS"},
 		// callee_saved sums x..5x in rbx, r12-r15.
 		calleeSavedSum: 15,
+		// The fentry call's return address, ip+5, on the stack at entry.
+		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return a.Word(inv.AboveBefore) },
 	}
 }
 

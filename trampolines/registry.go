@@ -208,6 +208,11 @@ var Variants = []Variant{
 		Bug: "releases 160 bytes less than it allocates", Pair: "ftrace_caller", ExitABI: ExitFregs},
 
 	// ---- arm64 entry ----
+	// The WITH_REGS ftrace_caller saves part of pt_regs: ops that want the
+	// registers or modify the ip (FTRACE_OPS_FL_SAVE_REGS, IPMODIFY) go
+	// through ftrace_regs_caller (kernel/trace/ftrace.c ftrace_get_addr_new:
+	// FTRACE_FL_REGS selects FTRACE_REGS_ADDR), hence NoFullRegs and
+	// NoIPModify on it.
 	// arm64 has no kprobes on ftrace (arch/arm64/Kconfig selects no
 	// HAVE_KPROBES_ON_FTRACE) and from v6.2 arch_ftrace_get_regs is NULL
 	// (arch/arm64/include/asm/ftrace.h): no user asks an ftrace_regs entry
@@ -223,13 +228,13 @@ var Variants = []Variant{
 		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true},
 	{Name: "ftrace_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, partial pt_regs, ftrace_graph_func)",
 		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true, NoFullRegs: true, NoIPModify: true},
 	{Name: "ftrace_regs_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, full pt_regs, ftrace_graph_func)",
 		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
 		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true},
 	{Name: "ftrace_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, partial pt_regs, ftrace_graph_caller)",
 		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoFullRegs: true, NoIPModify: true},
 	{Name: "ftrace_regs_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, full pt_regs, ftrace_graph_caller)",
 		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true},

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"trampemu/ftrace"
+	"trampemu/regs"
+)
+
+// arm64 interrupts, unwinding and frame records.
+//
+// An IRQ or exception taken at EL1 stays on the current stack: the vector
+// does "sub sp, sp, #PT_REGS_SIZE" from the interrupted sp and kernel_entry
+// saves pt_regs there, with the frame record {x29, elr} in
+// pt_regs.stackframe (arch/arm64/kernel/entry.S, v5.10..v6.x); the C
+// handlers' frames follow below. AAPCS64 has no red zone and the kernel
+// keeps nothing below sp: the interrupt model poisons below sp as on the
+// other arches (InterruptDepth covers PT_REGS_SIZE, 336).
+//
+// The unwinder follows frame records (arch/arm64/kernel/stacktrace.c, v6.x:
+// kunwind_next_frame_record): from an exception boundary it takes pc =
+// regs->pc and fp = regs->regs[29], then at each fp the record {next fp,
+// lr}: lr is the next return address, translated when it is
+// return_to_handler by ftrace_graph_ret_addr(task, &graph_idx, pc, (void
+// *)fp) with the next fp (kunwind_recover_return_address), the retp the
+// graph entry files the return under (arch/arm64/kernel/ftrace.c:
+// prepare_ftrace_return / ftrace_graph_func pass frame_pointer as retp).
+// regs->regs[30] is never read: a return address only in x30 or x9 is
+// lost, which is why entry-ftrace.S builds two frame records (the traced
+// function's {x29, x9} and its own {x29, x30}) before calling C.
+//
+// The driver's x29 points to a frame record {0, 0} 16 bytes above its sp,
+// which ends every chain (kunwind: a zero fp is the end of the stack).
+func init() {
+	harnessArches[regs.ARM64.Name] = &harnessArch{
+		unwind: unwinder{found: arm64Found, caller: arm64Caller},
+		// trampolines/arm64/ftrace_regs_v5.10.S ftrace_graph_caller:
+		// prepare_ftrace_return(ip, &the saved lr, the call site's fp), the
+		// form of v5.5..v5.19 (arch/arm64/kernel/ftrace.c).
+		prepareABI: ftrace.PrepareIPParentFP,
+		// callee_saved sums x..10x in x19-x28.
+		calleeSavedSum: 55,
+		chain:          arm64FrameRecords,
+		driverFrame: func(h *Harness) {
+			r := arm64DriverRecord(h)
+			h.M.WriteWord(r, 0)
+			h.M.WriteWord(r+8, 0)
+		},
+		callRegs: func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
+		// mov x9, x30; bl ftrace_caller: x30 = the bl + 4.
+		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.Link] },
+		// The entry reloads x30 from ftrace_regs.lr (FREGS_LR) / pt_regs
+		// regs[30] (S_LR), where the graph entry puts return_to_handler.
+		linkSlot: "lr",
+	}
+}
+
+// arm64DriverRecord is the address of the driver's frame record: above the
+// two stack-argument words the checked driver stores at its sp.
+func arm64DriverRecord(h *Harness) uint64 { return h.driverSP + 16 }
+
+// ARM64DriverRecord is the frame record the driver's x29 points to (the
+// end of every frame-record chain), for a driver sp.
+func ARM64DriverRecord(driverSP uint64) uint64 { return driverSP + 16 }
+
+// arm64Caller: x9 at entry (the call site's mov x9, x30), filed under the
+// call site's frame pointer (the graph entry's retp).
+func arm64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
+	a := h.Arch
+	return inv.Before[a.MustReg("x9")], inv.Before[a.FP]
+}
+
+// arm64Found: the interrupted pc (translated when it is return_to_handler
+// itself), then the lr of every frame record from x29 up.
+func arm64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64 {
+	a := h.Arch
+	fp := r[a.FP]
+	out = append(out, h.graphRetAddr(r[a.PC], fp))
+	for i := 0; i < 256 && fp != 0; i++ {
+		b := h.M.Mem(fp, 16)
+		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(fp) {
+			break
+		}
+		next, lr := a.Word(b), a.Word(b[8:])
+		if next == 0 {
+			break // the final record
+		}
+		out = append(out, h.graphRetAddr(lr, next))
+		// unwind_consume_stack: records must go up the stack.
+		if next <= fp {
+			break
+		}
+		fp = next
+	}
+	return out
+}
+
+// arm64FrameRecords walks the frame records from x29 at a host call into
+// out as pairs: each record's address, then its lr ({fp0, lr0, fp1, lr1,
+// ...}; fp1 is the word at fp0); the walk stops after a record outside the
+// stack, one that does not go up, or the final one (next fp 0), whose
+// address ends the list with lr 0.
+func arm64FrameRecords(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
+	a := h.Arch
+	fp := r[a.FP]
+	for i := 0; i < 1024; i++ {
+		b := h.M.Mem(fp, 16)
+		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(fp) {
+			return append(out, fp, 0)
+		}
+		next, lr := a.Word(b), a.Word(b[8:])
+		out = append(out, fp, lr)
+		if next == 0 || next <= fp {
+			if next != 0 {
+				out = append(out, next, 0)
+			}
+			return out
+		}
+		fp = next
+	}
+	return out
+}
