@@ -613,14 +613,7 @@ func chainText(chain []uint64, caller uint64) string {
 func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
 	ip := inv.EntryRet - uint64(a.McountInsnSize)
-	var parent uint64
-	if a.Link < 0 {
-		if len(inv.AboveBefore) >= 16 {
-			parent = a.Word(inv.AboveBefore[8:])
-		}
-	} else {
-		parent = inv.Before[a.Link]
-	}
+	parent := z.conv.parentIP(inv)
 	args := []struct {
 		name string
 		want uint64

@@ -45,6 +45,9 @@ type convention struct {
 	graphEntryArgs func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant
 	// ignoreBits are bits of a slot not compared with its meaning (nil: none).
 	ignoreBits func(s regs.Slot) uint64
+	// parentIP is the traced function's return address into its caller
+	// at entry-trampoline entry: the parent_ip the callbacks must get.
+	parentIP func(inv *harness.Invocation) uint64
 	// callAlign is the alignment sp must have at a call into C (0: 8).
 	callAlign uint64
 	// callChain, when set, checks the frame chain the harness walked from
