@@ -390,7 +390,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		}
 	}
 	if a.Link >= 0 {
-		want := z.parentOf(inv)
+		want := z.conv.parentIP(inv)
 		if inv.HasLink {
 			want = inv.WantLink
 		}
@@ -609,28 +609,11 @@ func chainText(chain []uint64, caller uint64) string {
 	return s
 }
 
-// parentOf is the traced function's return address into its caller as the
-// entry trampoline began: the convention's, else the word above the
-// pushed return address, else the link register.
-func (z *analyzer) parentOf(inv *harness.Invocation) uint64 {
-	a := z.a
-	switch {
-	case z.conv.parent != nil:
-		return z.conv.parent(inv)
-	case a.Link < 0:
-		if len(inv.AboveBefore) >= 16 {
-			return a.Word(inv.AboveBefore[8:])
-		}
-		return 0
-	}
-	return inv.Before[a.Link]
-}
-
 // callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs).
 func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
 	ip := inv.EntryRet - uint64(a.McountInsnSize)
-	parent := z.parentOf(inv)
+	parent := z.conv.parentIP(inv)
 	args := []struct {
 		name string
 		want uint64

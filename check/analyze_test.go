@@ -65,7 +65,9 @@ func handInvocation(t *testing.T, a *regs.Arch) *harness.Invocation {
 	if a.Link < 0 {
 		hc.Regs[a.SP] -= 8 // the call into C pushed its return address
 	}
-	hc.Regs[a.Args[0]], hc.Regs[a.Args[1]], hc.Regs[a.Args[2]] = fn, parent, handOps
+	// parent_ip from where the arch's convention finds it (placed above
+	// for x86-64 and s390x; another arch may keep it elsewhere).
+	hc.Regs[a.Args[0]], hc.Regs[a.Args[1]], hc.Regs[a.Args[2]] = fn, conv.parentIP(inv), handOps
 	// A sound chain (an arch whose convention has no chain hook ignores it).
 	hc.Backchain = []uint64{callSP, sp, inv.DriverSP, 0}
 	inv.Calls = []harness.HostCall{hc}
@@ -122,6 +124,8 @@ func TestAnalyzeHandObservations(t *testing.T) {
 			}},
 		{name: "wrong ops pointer", kind: WrongValue, want: "callback argument op is wrong",
 			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Invocations[0].Calls[0].Regs[a.Args[2]] = handOps + 8 }},
+		{name: "wrong parent_ip", kind: WrongValue, want: "callback argument parent_ip is wrong",
+			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Invocations[0].Calls[0].Regs[a.Args[1]] += 4 }},
 		{name: "returned elsewhere", kind: Control, want: "did not return where it should",
 			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Invocations[0].LeavePC += 4 }},
 		{name: "sp not restored", kind: Stack, want: "sp not restored",

@@ -45,7 +45,7 @@ func arm64Convention(a *regs.Arch) convention {
 		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool { return false },
 		wantSP:       func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
-		parent:       func(inv *harness.Invocation) uint64 { return inv.Before[x9] },
+		parentIP:     func(inv *harness.Invocation) uint64 { return inv.Before[x9] },
 		callAlign:    16,
 		spAlign:      16,
 		callChain: func(inv *harness.Invocation, hc *harness.HostCall) (string, string) {

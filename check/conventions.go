@@ -45,17 +45,16 @@ type convention struct {
 	graphEntryArgs func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant
 	// ignoreBits are bits of a slot not compared with its meaning (nil: none).
 	ignoreBits func(s regs.Slot) uint64
+	// parentIP is the traced function's return address into its caller
+	// at entry-trampoline entry: the parent_ip the callbacks must get.
+	parentIP func(inv *harness.Invocation) uint64
 	// callAlign is the alignment sp must have at a call into C (0: 8).
 	callAlign uint64
 	// spAlign, when set, is the alignment sp must have at every
 	// instruction boundary of the trampoline (arm64: 16, the kernel keeps
 	// it always), checked where the interrupt model stops each run.
 	spAlign uint64
-	// parent, when set, is the traced function's return address into its
-	// caller at the entry trampoline's start (arm64: x9, from the call
-	// site's mov x9, x30); else the word above the return address
-	// (calls push it) or the link register.
-	parent func(inv *harness.Invocation) uint64
+
 	// callChain, when set, checks the frame chain the harness walked from
 	// sp at a host call (HostCall.Backchain: s390x back chains; the same
 	// hook serves a frame-record chain): it returns the summary and the

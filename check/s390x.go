@@ -35,6 +35,9 @@ func s390xConvention(a *regs.Arch) convention {
 		volatileInfo: map[trampolines.Role][]int{
 			trampolines.Exit: volatileAfterReturn(a), // r3-r5
 		},
+		// "brasl %r0,ftrace_caller" leaves r14, the traced function's
+		// return address, alone (arch/s390/kernel/ftrace.c).
+		parentIP: func(inv *harness.Invocation) uint64 { return inv.Before[a.Link] },
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			switch {
 			case off < 72: // scratch (struct stack_frame.empty)

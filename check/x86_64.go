@@ -46,6 +46,14 @@ func x86Convention(a *regs.Arch) convention {
 			// written back to, so after a live patch it is the target's.
 			return []argWant{{0, "self_addr", inv.WantPC - uint64(a.McountInsnSize)}, {1, "parent", inv.Before[a.SP] + 8}}
 		},
+		// The word above the fentry call's return address: the traced
+		// function's own return address.
+		parentIP: func(inv *harness.Invocation) uint64 {
+			if len(inv.AboveBefore) < 16 {
+				return 0
+			}
+			return a.Word(inv.AboveBefore[8:])
+		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			return role == trampolines.Entry && off < 8
 		},
