@@ -8,8 +8,8 @@ import (
 )
 
 // exactPrograms are hand-counted: instructions, loads and stores (implicit
-// stack traffic included; an s390x stmg/lmg is one access of all its
-// registers) between exact_start and exact_end.
+// stack traffic included; an s390x stmg/lmg and an arm64 stp/ldp is one
+// access of all its registers) between exact_start and exact_end.
 var exactPrograms = map[string]struct {
 	text string
 	want ExactCount
@@ -47,6 +47,22 @@ SYM_CODE_START(done)
 	nopr
 SYM_CODE_END(done)
 `, ExactCount{Instructions: 6, Loads: 2, Stores: 2, LoadBytes: 88, StoreBytes: 88}},
+	"arm64": {`
+	.text
+SYM_FUNC_START(exact_start)
+	stp	x29, x30, [sp, #-16]!	/* one store, 16 bytes */
+	str	x0, [sp, #-8]		/* store 8 */
+	ldr	x1, [sp, #-8]		/* load 8 */
+	add	x2, sp, #8		/* no access */
+	ldp	x29, x30, [sp], #16	/* one load, 16 bytes */
+	ret
+exact_end:
+	nop
+SYM_FUNC_END(exact_start)
+SYM_CODE_START(done)
+	nop
+SYM_CODE_END(done)
+`, ExactCount{Instructions: 6, Loads: 2, Stores: 2, LoadBytes: 24, StoreBytes: 24}},
 }
 
 func TestExactCounterCountsByHand(t *testing.T) {

@@ -29,7 +29,7 @@ var KernelFuncs = []string{SymOpsListFunc, SymReturnToHandler, SymPrepareFtraceR
 // ArchOps is the per-arch surface of package ftrace: the call-site
 // encodings and patching of each arch's arch/*/kernel/ftrace.c and the
 // arch facts of the ftrace core, one value per arch filled in that arch's
-// file (x86_64.go, s390x.go), the way cmd/link/internal/amd64.Init hands
+// file (x86_64.go, s390x.go, arm64.go), the way cmd/link/internal/amd64.Init hands
 // ld.Arch to the generic linker. Generic code never compares arch names.
 type ArchOps struct {
 	Arch *regs.Arch
@@ -59,6 +59,24 @@ type ArchOps struct {
 	EnableGraph func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// GraphOldLen is how many bytes of the old branch EnableGraph looks at.
 	GraphOldLen int
+	// GraphFunc is the arch's ftrace_graph_func body: hook the traced
+	// function's return address in fregs (the core is the frame's user).
+	GraphFunc func(k *Kernel, ip uint64, fregs *regs.Frame)
+	// PrepareRetp, when set, is the retp prepare_ftrace_return(ip, parent,
+	// fp) files the frame under (arm64: fp); nil: parent.
+	PrepareRetp func(parent, fp uint64) uint64
+	// CallOpsLiteral, when set, returns where the ops pointer of
+	// DYNAMIC_FTRACE_WITH_CALL_OPS sits for the call site at site (the
+	// patched call): the harness writes the ops there, as
+	// ftrace_rec_update_ops does; nil: the arch has no per-site ops.
+	CallOpsLiteral func(site uint64) uint64
+	// PartialRegs, when set, is ftrace_partial_regs: it copies what a
+	// BPF/perf user gets from fregs into the pt_regs dst; fixed selects the
+	// version after the arch's last fix of it.
+	PartialRegs func(k *Kernel, fregs, dst *regs.Frame, fixed bool)
+	// UserMode, when set, is user_mode(regs) on a pt_regs; ok is false
+	// when the field cannot be read.
+	UserMode func(ptregs *regs.Frame) (user, ok bool)
 	// FprobeMergedPattern is FPROBE_HEADER_MSB_PATTERN of the merged fprobe
 	// header (kernel/trace/fprobe.c, v6.14+) on the arch.
 	FprobeMergedPattern uint64
@@ -75,7 +93,7 @@ func (o *ArchOps) Provided() []string {
 }
 
 // archOps lists the hooks of every supported architecture.
-var archOps = []*ArchOps{x86Ops, s390Ops}
+var archOps = []*ArchOps{x86Ops, s390Ops, arm64Ops}
 
 // OpsOf returns the arch's hooks, or an error naming the arch.
 func OpsOf(a *regs.Arch) (*ArchOps, error) {

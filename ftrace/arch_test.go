@@ -31,6 +31,15 @@ func TestArchOpsCallSites(t *testing.T) {
 			graphOld: []byte{0xa7, 0xf4, 0x12, 0x34}, graphPatch: []byte{0xa7, 0x04, 0x12, 0x34},
 			provided: 7,
 		},
+		{
+			// arch/arm64/kernel/ftrace.c: "bl" over the NOP at the record,
+			// "b ftrace_graph_caller" over the NOP at ftrace_graph_call.
+			arch: regs.ARM64, site: 0xffff800080001004, target: 0xffff800080002000,
+			call: []byte{0xff, 0x03, 0x00, 0x94}, nop: []byte{0x1f, 0x20, 0x03, 0xd5},
+			modifyOld: []byte{0x00, 0x00, 0x00, 0x94, 0x1f}, modified: []byte{0xff, 0x03, 0x00, 0x94},
+			graphOld: []byte{0x1f, 0x20, 0x03, 0xd5}, graphTarget: 0xffff800080001104, graphPatch: []byte{0x40, 0x00, 0x00, 0x14},
+			provided: 5,
+		},
 	} {
 		t.Run(c.arch.Name, func(t *testing.T) {
 			o, err := OpsOf(c.arch)
@@ -77,6 +86,7 @@ func FuzzArchOpsCallSites(f *testing.F) {
 	f.Add(uint64(0xffffffff81001000), uint64(0xffffffff81002000), []byte{0xe8, 0, 0, 0, 0, 0})
 	f.Add(uint64(0x101000), uint64(0x102000), []byte{0xc0, 0xe5, 0, 0, 0, 0})
 	f.Add(uint64(0), uint64(0), []byte{})
+	f.Add(uint64(0xffff800080001004), uint64(0xffff800080002000), []byte{0x00, 0x00, 0x00, 0x94})
 	f.Fuzz(func(t *testing.T, site, target uint64, old []byte) {
 		for _, a := range regs.Arches {
 			o := MustOps(a)

@@ -54,9 +54,11 @@ type Kernel struct {
 	// RTH is the guest address of return_to_handler.
 	RTH uint64
 
-	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x)
+	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x, v6.0+ arm64)
 	// OpsArgs counts dispatches whose op argument was not FunctionTraceOp.
 	BadOpsArgs uint64
+	// partialRegs is the pt_regs buffer of PartialRegs (0 until used).
+	partialRegs uint64
 }
 
 // NewKernel builds the kernel side with an empty ops list and a graph
@@ -107,47 +109,29 @@ func (k *Kernel) OpsListFunc(ip, parent, op, fregs uint64) {
 	k.Ftrace.Dispatch(ip, parent, k.Frame(fregs, k.Arch.Frame))
 }
 
-// graphFunc is ftrace_graph_func:
-//   - x86-64 (arch/x86/kernel/ftrace.c, v5.16+): parent = the stack slot at
-//     regs->sp holding the traced function's return address; retp = that
-//     slot; on success *parent = return_to_handler.
-//   - s390x (arch/s390/kernel/ftrace.c, v6.14+): parent = &fregs->gprs[14];
-//     sp = gprs[15] is retp; on success gprs[14] = return_to_handler, which
-//     ftrace_common's lmg loads into r14.
+// graphFunc is ftrace_graph_func, the arch's (ArchOps.GraphFunc:
+// x86_64.go, s390x.go, arm64.go) with the core as the frame's user.
 func (k *Kernel) graphFunc(ip, parentIP uint64, _ *Ops, fregs *regs.Frame) {
 	if fregs == nil {
 		return // v5.10-style callers pass no registers: nothing to hook
 	}
-	f := fregs
-	prev := f.Swap(CoreCaller)
-	defer f.Swap(prev)
-	if k.Arch.Link < 0 {
-		sp, ok := f.StackPointer()
-		if !ok {
-			return
-		}
-		ret := k.Mem.ReadWord(sp)
-		if k.Graph.Enter(ret, ip, 0, sp, fregs) {
-			k.Mem.WriteWord(sp, k.RTH)
-		}
-		return
-	}
-	ret, ok1 := f.Get("gprs[14]")
-	sp, ok2 := f.StackPointer()
-	if !ok1 || !ok2 {
-		return
-	}
-	if k.Graph.Enter(ret, ip, 0, sp, fregs) {
-		f.Set("gprs[14]", k.RTH)
-	}
+	prev := fregs.Swap(CoreCaller)
+	defer fregs.Swap(prev)
+	MustOps(k.Arch).GraphFunc(k, ip, fregs)
 }
 
 // PrepareFtraceReturnX86 is x86-64's prepare_ftrace_return(ip, parent,
 // frame_pointer) as ftrace_graph_caller called it up to v5.15
 // (arch/x86/kernel/ftrace.c): parent points at the return-address slot.
+// arm64's of v5.5-v6.13 has the same arguments (arch/arm64/kernel/ftrace.c)
+// but files the frame under the frame pointer (ArchOps.PrepareRetp).
 func (k *Kernel) PrepareFtraceReturnX86(ip, parent, fp uint64) {
 	old := k.Mem.ReadWord(parent)
-	if k.Graph.Enter(old, ip, fp, parent, nil) {
+	retp := parent
+	if r := MustOps(k.Arch).PrepareRetp; r != nil {
+		retp = r(parent, fp)
+	}
+	if k.Graph.Enter(old, ip, fp, retp, nil) {
 		k.Mem.WriteWord(parent, k.RTH)
 	}
 }
@@ -172,7 +156,8 @@ type PrepareABI int
 const (
 	// PrepareUnknown: not set (the arch's default applies).
 	PrepareUnknown PrepareABI = iota
-	// PrepareIPParentFP: x86-64 (<= v5.15, arch/x86/kernel/ftrace.c)
+	// PrepareIPParentFP: x86-64 (<= v5.15, arch/x86/kernel/ftrace.c) and
+	// arm64 (v5.5-v6.13, arch/arm64/kernel/ftrace.c)
 	// void prepare_ftrace_return(ip, unsigned long *parent, frame_pointer).
 	PrepareIPParentFP
 	// PrepareRaSpIP: s390x v5.2..v6.12 (arch/s390/kernel/ftrace.c)

@@ -35,6 +35,7 @@ var s390Ops = &ArchOps{
 		return []byte{0xa7, 0x04, old[2], old[3]}, nil
 	},
 	GraphOldLen: 4,
+	GraphFunc:   s390GraphFunc,
 	// arch/s390: kernel addresses have zero top bits, so the merged header's
 	// pattern is 0 and the v17 draft's 0xf << 60 encodes no heap pointer.
 	FprobeMergedPattern: 0,
@@ -50,4 +51,18 @@ func s390Brasl(a *regs.Arch, reg byte, site, target uint64) ([]byte, error) {
 	b := []byte{0xc0, reg<<4 | 0x05, 0, 0, 0, 0}
 	a.ByteOrder.PutUint32(b[2:], uint32(int32(rel)))
 	return b, nil
+}
+
+// s390GraphFunc is ftrace_graph_func (arch/s390/kernel/ftrace.c, v6.14+):
+// parent = &fregs->gprs[14]; sp = gprs[15] is retp; on success gprs[14] =
+// return_to_handler, which ftrace_common's lmg loads into r14.
+func s390GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
+	ret, ok1 := f.Get("gprs[14]")
+	sp, ok2 := f.StackPointer()
+	if !ok1 || !ok2 {
+		return
+	}
+	if k.Graph.Enter(ret, ip, 0, sp, f) {
+		f.Set("gprs[14]", k.RTH)
+	}
 }

@@ -33,6 +33,7 @@ var x86Ops = &ArchOps{
 		return b, nil
 	},
 	GraphOldLen: 5,
+	GraphFunc:   x86GraphFunc,
 	// Kernel addresses are in the top half: top nibble 0xf.
 	FprobeMergedPattern: 0xf << headerSizeShift,
 	FprobeV17Encodable:  true,
@@ -50,4 +51,18 @@ func x86Call(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
 	b := []byte{0xe8, 0, 0, 0, 0}
 	a.ByteOrder.PutUint32(b[1:], uint32(int32(rel)))
 	return b, nil
+}
+
+// x86GraphFunc is ftrace_graph_func (arch/x86/kernel/ftrace.c, v5.16+):
+// parent = the stack slot at regs->sp holding the traced function's return
+// address; retp = that slot; on success *parent = return_to_handler.
+func x86GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
+	sp, ok := f.StackPointer()
+	if !ok {
+		return
+	}
+	ret := k.Mem.ReadWord(sp)
+	if k.Graph.Enter(ret, ip, 0, sp, f) {
+		k.Mem.WriteWord(sp, k.RTH)
+	}
 }

@@ -17,8 +17,13 @@ type Evidence struct {
 	ExitABI trampolines.ExitABI
 	// Prepare is how ftrace_graph_caller calls prepare_ftrace_return.
 	Prepare ftrace.PrepareABI
-	// WithArgs and RegsAliased: "" unknown, "yes", "no".
-	WithArgs, RegsAliased string
+	// WithArgs, RegsAliased and PtRegs: "" unknown, "yes", "no".
+	WithArgs, RegsAliased, PtRegs string
+	// Since is the first version whose file has a construct the text uses
+	// (zero: nothing dated); a model whose era ends before it does not fit.
+	// Until is the last version whose file lacks a construct the text
+	// lacks (zero: none); a model whose era starts after it does not fit.
+	Since, Until Version
 	// Entry and Exit: the file defines ftrace_caller / return_to_handler.
 	Entry, Exit bool
 	Reasons     []string
@@ -39,11 +44,31 @@ func (e *Evidence) fits(m *Model) bool {
 		return false
 	case e.RegsAliased != "" && (e.RegsAliased == "yes") != m.RegsAliased:
 		return false
+	case e.PtRegs != "" && (e.PtRegs == "yes") != m.PtRegs:
+		return false
+	case m.To != (Version{}) && m.To.Less(e.Since):
+		return false
+	case e.Until != (Version{}) && e.Until.Less(m.From):
+		return false
 	}
 	return true
 }
 
-// detectors hold each arch's reading of a file (x86_64.go, s390x.go).
+// since notes a construct first seen in version v.
+func (e *Evidence) since(v Version) {
+	if e.Since.Less(v) {
+		e.Since = v
+	}
+}
+
+// until notes a construct every file after version v has, absent here.
+func (e *Evidence) until(v Version) {
+	if e.Until == (Version{}) || v.Less(e.Until) {
+		e.Until = v
+	}
+}
+
+// detectors hold each arch's reading of a file (x86_64.go, s390x.go, arm64.go).
 var detectors = map[string]func(src string) Evidence{}
 
 // Choice is the model a check uses and why.

@@ -185,6 +185,8 @@ func FuzzDetect(f *testing.F) {
 	f.Add("s390x", "ENTRY(ftrace_caller)\n\t.set ftrace_regs_caller,ftrace_caller\n")
 	f.Add("s390x", "ENTRY(ftrace_caller)\nftrace_graph_caller:\n\tlg\t%r3,(STACK_PTREGS_PSW+8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n")
 	f.Add("s390x", "ENTRY(ftrace_caller)\nftrace_graph_caller:\n\tlmg\t%r2,%r3,(STACK_PTREGS_GPRS+14*8)(%r15)\n\tbrasl\t%r14,prepare_ftrace_return\n")
+	f.Add("arm64", "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS\nSYM_CODE_START(ftrace_caller)\n\tstr x9, [sp, #FREGS_LR]\n#else\nftrace_graph_call:\n#endif\n")
+	f.Add("arm64", "SYM_CODE_START(return_to_handler)\n\tmov x0, x29\n\tbl ftrace_return_to_handler\n")
 	f.Fuzz(func(t *testing.T, arch, text string) {
 		ch, err := Detect(arch, []byte(text))
 		if err == nil && (ch.Model == nil || ch.Reason == "" || ch.Model.Arch != arch) {

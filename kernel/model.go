@@ -62,6 +62,11 @@ type Model struct {
 	// NoFullRegs: the era predates arch_ftrace_get_regs and kprobes on
 	// ftrace, so no user asks the entry trampoline for a full pt_regs.
 	NoFullRegs bool
+	// PtRegs: the entry hands the callbacks a struct pt_regs as its
+	// ftrace_regs (arm64 DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1: without
+	// WITH_ARGS struct ftrace_regs wraps a pt_regs, include/linux/ftrace.h
+	// v5.11-v6.1), not the arch's own struct ftrace_regs.
+	PtRegs bool
 	// Partner names the registry variant of each role used when the file
 	// does not define that role itself.
 	Partner map[trampolines.Role]string

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+
+	"trampemu/regs"
 )
 
 // treeFiles holds each arch's trampoline file in a kernel tree
@@ -52,6 +54,9 @@ func OpenTree(dir string) (*Tree, error) {
 		}
 	}
 	for arch, rel := range treeFiles {
+		if _, err := regs.ArchByName(arch); err != nil {
+			continue // an arch the tool has models for but does not run yet
+		}
 		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
 			t.Files[arch] = rel
 		}

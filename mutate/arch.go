@@ -8,13 +8,13 @@ import (
 )
 
 // archHooks are the per-arch facts the mutations need (x86_64.go,
-// s390x.go).
+// s390x.go, arm64.go).
 type archHooks struct {
 	// regClasses are the general registers by width, in the order a
 	// replacement takes (each register is replaced by the next of its
 	// class).
 	regClasses [][]string
-	// register matches a register operand ("%rax", "%r15").
+	// register matches a register operand ("%rax", "%r15", "x9").
 	register *regexp.Regexp
 	// invert returns the mnemonic of the inverted conditional branch, or
 	// "" when m is not a conditional branch.
@@ -41,17 +41,45 @@ type archHooks struct {
 	// dispOpen is the text that follows a displacement: "(%" on x86-64,
 	// "(%r" on s390x.
 	dispOpen string
+	// displace, when set, replaces dispOpen: the displacement edits of
+	// an instruction's code (arm64: "[sp, #16]" -> "[sp, #16+8]").
+	displace func(code string) []dispEdit
+}
+
+// dispEdit is one displacement mutation: plus or minus inserted at pos.
+type dispEdit struct {
+	pos         int
+	plus, minus string
+}
+
+// displacements lists the displacement edits of code.
+func (h *archHooks) displacements(code string) []dispEdit {
+	if h.displace != nil {
+		return h.displace(code)
+	}
+	var out []dispEdit
+	for off := 0; ; {
+		p := strings.Index(code[off:], h.dispOpen)
+		if p < 0 {
+			return out
+		}
+		p += off
+		out = append(out, dispEdit{pos: p, plus: "+8", minus: "-8"})
+		off = p + len(h.dispOpen)
+	}
 }
 
 var hooks = map[string]*archHooks{}
 
-// replacement returns the register that replaces r (with its '%'), or "".
+// replacement returns the register that replaces r (with r's '%', if
+// any), or "".
 func (h *archHooks) replacement(r string) string {
 	name := strings.TrimPrefix(r, "%")
+	prefix := r[:len(r)-len(name)]
 	for _, cl := range h.regClasses {
 		for i, n := range cl {
 			if n == name {
-				return "%" + cl[(i+1)%len(cl)]
+				return prefix + cl[(i+1)%len(cl)]
 			}
 		}
 	}

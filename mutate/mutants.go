@@ -124,18 +124,12 @@ func fileMutants(h *archHooks, cl fileLines, text []byte, header, shown string) 
 					with(i, code[:loc[0]]+rep+code[loc[1]:]+comment))
 			}
 		}
-		// Displacements: ±8 before each "(%".
-		for off := 0; ; {
-			p := strings.Index(code[off:], h.dispOpen)
-			if p < 0 {
-				break
+		// Displacements: ±8 (x86-64, s390x: before each "(%").
+		for _, e := range h.displacements(code) {
+			for _, d := range []string{e.plus, e.minus} {
+				add(KindDisplacement, n, fmt.Sprintf("displacement %s in `%s`", dispDelta(d), shownCode),
+					with(i, code[:e.pos]+d+code[e.pos:]+comment))
 			}
-			p += off
-			for _, d := range []string{"+8", "-8"} {
-				add(KindDisplacement, n, fmt.Sprintf("displacement %s in `%s`", d, shownCode),
-					with(i, code[:p]+d+code[p:]+comment))
-			}
-			off = p + len(h.dispOpen)
 		}
 		if mnem == "" {
 			continue
@@ -238,9 +232,9 @@ func parseInsn(code string) (lead int, mnem string, ops [][2]int) {
 			continue
 		}
 		switch code[k] {
-		case '(':
+		case '(', '[':
 			depth++
-		case ')':
+		case ')', ']':
 			depth--
 		}
 	}
@@ -253,4 +247,14 @@ func operandTexts(code string, ops [][2]int) []string {
 		out[i] = code[o[0]:o[1]]
 	}
 	return out
+}
+
+// dispDelta is the delta a displacement edit makes, as the mutant names it
+// ("+8", "-8"; arm64's ", #8" for a bare [base] is "+8").
+func dispDelta(edit string) string {
+	d := strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(edit, ",")), "#")
+	if !strings.HasPrefix(d, "-") && !strings.HasPrefix(d, "+") {
+		d = "+" + d
+	}
+	return d
 }

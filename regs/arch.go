@@ -199,11 +199,7 @@ func (a *Arch) FormatRegs(f *RegFile) string {
 }
 
 // Arches lists the supported architectures.
-var Arches = []*Arch{X86_64, S390X}
-
-// AllArches lists every architecture package regs describes, also those not
-// yet switched on in Arches (arm64 until its checks are complete).
-var AllArches = []*Arch{X86_64, S390X, ARM64}
+var Arches = []*Arch{X86_64, S390X, ARM64}
 
 // ArchByName finds an architecture by name; the error names the valid ones.
 func ArchByName(name string) (*Arch, error) {

@@ -308,7 +308,8 @@ func TestArchByName(t *testing.T) {
 	}{
 		{"x86_64", regs.X86_64}, {"x86-64", regs.X86_64}, {"amd64", regs.X86_64}, {"X86_64", regs.X86_64},
 		{"s390x", regs.S390X}, {"s390", regs.S390X}, {"S390X", regs.S390X},
-		{"arm64", nil}, {"", nil}, {"s390xx", nil},
+		{"arm64", regs.ARM64}, {"aarch64", regs.ARM64}, {"ARM64", regs.ARM64},
+		{"arm", nil}, {"", nil}, {"s390xx", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,7 +323,7 @@ func TestArchByName(t *testing.T) {
 			if err == nil || a != nil {
 				t.Fatalf("ArchByName(%q) = %v, nil error; want an error", c.name, a)
 			}
-			for _, want := range []string{fmt.Sprintf("%q", c.name), "s390x", "x86_64"} {
+			for _, want := range []string{fmt.Sprintf("%q", c.name), "s390x", "x86_64", "arm64"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %s", err, want)
 				}
@@ -393,7 +394,7 @@ func TestArchFacts(t *testing.T) {
 // The inlined Word/PutWord/WordByte must agree with ByteOrder on both
 // arches.
 func TestWordByteOrder(t *testing.T) {
-	for _, a := range regs.AllArches {
+	for _, a := range regs.Arches {
 		v := uint64(0x0102030405060708)
 		var want, got [8]byte
 		a.ByteOrder.PutUint64(want[:], v)

@@ -1,5 +1,5 @@
 // Package trampolines holds the trampoline variants as data: the .S files
-// (x86_64/, s390x/), the workloads with real traced call sites (workloads/),
+// (x86_64/, s390x/, arm64/), the workloads with real traced call sites (workloads/),
 // the runtime the harness links with them (runtime/), and the registry
 // table below. It contains no logic beyond the table.
 package trampolines
@@ -8,7 +8,7 @@ import "embed"
 
 // Files holds every .S and header of the package.
 //
-//go:embed x86_64 s390x workloads runtime native
+//go:embed x86_64 s390x arm64 workloads runtime native
 var Files embed.FS
 
 // Role is what a trampoline does.
@@ -49,7 +49,7 @@ const (
 // Variant is one trampoline as the kernel had it (or as a patch proposed it).
 type Variant struct {
 	Name  string // unique per arch: "ftrace_caller", "rth-merged", ...
-	Arch  string // "x86_64", "s390x"
+	Arch  string // "x86_64", "s390x", "arm64"
 	Role  Role
 	Model string // the kernel version or patch it models
 	File  string // path in Files
@@ -86,6 +86,11 @@ type Variant struct {
 	// v5.10 ftrace_get_addr_new returns FTRACE_REGS_ADDR for a record with
 	// FTRACE_FL_REGS), so scenarios leave the ip-modifying users out for it.
 	NoIPModify bool
+	// PtRegs marks an entry variant that hands the callbacks a struct
+	// pt_regs (regs.Arch.PtRegs) as their ftrace_regs: arm64
+	// DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1 (include/linux/ftrace.h v5.11-v6.1:
+	// without WITH_ARGS, struct ftrace_regs wraps a pt_regs).
+	PtRegs bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -103,6 +108,23 @@ var (
 	s390CallerSlots = []string{"psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]", "orig_gpr2", "flags"}
 	s390RegsSlots   = append([]string{"psw.mask"}, s390CallerSlots...)
 	s390V4Slots     = []string{"psw.addr", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]", "gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]"}
+)
+
+// arm64 slot sets: struct ftrace_regs (v6.2+) and struct pt_regs (the
+// WITH_REGS entries, v5.5-v6.1, whose own frame record lands in
+// pt_regs.stackframe).
+var (
+	arm64ArgSlots    = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8"}
+	arm64CallerSlots = append(append([]string{}, arm64ArgSlots...), "fp", "lr", "sp", "pc")
+	arm64DirectSlots = append(append([]string{}, arm64CallerSlots...), "direct_tramp")
+	arm64PtSlots     = append(append([]string{}, arm64ArgSlots...), "x9", "fp", "lr", "sp", "pc", "stackframe[0]", "stackframe[1]")
+	arm64PtAllSlots  = append([]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14",
+		"x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28"},
+		"fp", "lr", "sp", "pc", "stackframe[0]", "stackframe[1]")
+	arm64RetSlots = []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "fp"}
+	// arch/arm64/kernel/entry-ftrace.S builds these variants of one file.
+	arm64CallOps = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": ""}
+	arm64Direct  = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
 )
 
 // Variants is the registry.
@@ -184,6 +206,45 @@ var Variants = []Variant{
 	{Name: "rth-alloc-draft", Arch: "s390x", Role: Exit, Model: "draft of the ftrace_regs conversion (160+352 allocated, 352 released)",
 		File: "s390x/rth_alloc_draft.S", Symbol: "return_to_handler", Claims: []string{"gprs[2]", "gprs[15]"},
 		Bug: "releases 160 bytes less than it allocates", Pair: "ftrace_caller", ExitABI: ExitFregs},
+
+	// ---- arm64 entry ----
+	// arm64 has no kprobes on ftrace (arch/arm64/Kconfig selects no
+	// HAVE_KPROBES_ON_FTRACE) and from v6.2 arch_ftrace_get_regs is NULL
+	// (arch/arm64/include/asm/ftrace.h): no user asks an ftrace_regs entry
+	// for a full pt_regs.
+	{Name: "ftrace_caller", Arch: "arm64", Role: Entry, Model: "v6.4-v6.19 (WITH_ARGS, CALL_OPS, direct calls)",
+		File: "arm64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: arm64Direct, Claims: arm64DirectSlots, Kernel: true,
+		Pair: "rth-merged", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.3", Arch: "arm64", Role: Entry, Model: "v6.3 (WITH_ARGS, CALL_OPS)",
+		File: "arm64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: arm64CallOps, Claims: arm64CallerSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.2", Arch: "arm64", Role: Entry, Model: "v6.2 (WITH_ARGS, the callback at ftrace_call)",
+		File: "arm64/ftrace_caller.S", Symbol: "ftrace_caller", Claims: arm64CallerSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, partial pt_regs, ftrace_graph_func)",
+		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true},
+	{Name: "ftrace_regs_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, full pt_regs, ftrace_graph_func)",
+		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true},
+	{Name: "ftrace_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, partial pt_regs, ftrace_graph_caller)",
+		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true},
+	{Name: "ftrace_regs_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, full pt_regs, ftrace_graph_caller)",
+		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true},
+
+	// ---- arm64 exit ----
+	{Name: "rth-legacy", Arch: "arm64", Role: Exit, Model: "<= v6.4 (x0 = x29)", File: "arm64/rth_legacy.S",
+		Symbol: "return_to_handler", Kernel: true, Pair: "ftrace_caller-v5.10", ExitABI: ExitLegacy},
+	{Name: "rth-retval", Arch: "arm64", Role: Exit, Model: "v6.5-v6.13 (fgraph_ret_regs, 80 bytes)", File: "arm64/rth_retval.S",
+		Symbol: "return_to_handler", Claims: arm64RetSlots, Kernel: true, Pair: "ftrace_caller", ExitABI: ExitRetRegs},
+	{Name: "rth-v7-draft", Arch: "arm64", Role: Exit, Model: "rejected v7 25/36, Feb 2024 (x8, x9 as lr, x10 as sp into ftrace_regs)",
+		File: "arm64/rth_v7_draft.S", Symbol: "return_to_handler",
+		Claims: append(append([]string{}, arm64ArgSlots...), "fp", "lr", "sp"), Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-merged", Arch: "arm64", Role: Exit, Model: "v6.14+ (fgraph: Replace fgraph_ret_regs with ftrace_regs)",
+		File: "arm64/rth_merged.S", Symbol: "return_to_handler", Claims: arm64RetSlots, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
 }
 
 // Current is the kernel's current variant per arch and role: what a
@@ -191,6 +252,7 @@ var Variants = []Variant{
 var Current = map[string]map[Role]string{
 	"x86_64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
 	"s390x":  {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"arm64":  {Entry: "ftrace_caller", Exit: "rth-merged"},
 }
 
 // Workload is a traced function of workloads/<arch>.S.
@@ -208,6 +270,7 @@ var Workloads = []Workload{
 	{Name: "add_ibt", Arch: "x86_64", Symbol: "add_ibt", Doc: "add behind endbr64 (the call site at +4)"},
 	{Name: "six", Symbol: "six", Doc: "six arguments (s390x: the sixth on the stack)"},
 	{Name: "ret128", Arch: "x86_64", Symbol: "ret128", Doc: "a 128-bit return in rax:rdx"},
+	{Name: "ret128", Arch: "arm64", Symbol: "ret128", Doc: "a 128-bit return in x0:x1"},
 	{Name: "ret16", Arch: "s390x", Symbol: "ret16", Doc: "a 16-byte struct returned through memory (buffer in r2)"},
 	{Name: "callee_saved", Symbol: "callee_saved", Doc: "uses and restores the callee-saved registers"},
 	{Name: "fib", Symbol: "fib", Doc: "recursion, every level traced"},

@@ -1,0 +1,59 @@
+package ftrace
+
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
+
+// OpsFuncOffset is offsetof(struct ftrace_ops, func): func is the first
+// member on every arch (include/linux/ftrace.h); arm64's CALL_OPS entry
+// calls through it (FTRACE_OPS_FUNC, arch/arm64/kernel/asm-offsets.c v6.3+).
+const OpsFuncOffset = 0
+
+// SetOpsFunc stores fn as the func of the struct ftrace_ops at
+// FunctionTraceOp, which stands for ftrace_list_ops here: what an entry
+// that calls op->func itself (arm64 CALL_OPS) reaches.
+func (k *Kernel) SetOpsFunc(fn uint64) { k.Mem.WriteWord(k.FunctionTraceOp+OpsFuncOffset, fn) }
+
+// PartialRegs is ftrace_partial_regs (ArchOps.PartialRegs): the pt_regs a
+// BPF or perf user of an fprobe gets from fregs, built in one buffer that
+// is reused like the kernel's per-CPU one (kernel/trace/bpf_trace.c
+// bpf_kprobe_multi_pt_regs). Its reads of fregs and of the buffer go
+// through the observer, so a slot nothing wrote is a stale read; fixed
+// selects the arch's version after its last fix.
+func (k *Kernel) PartialRegs(fregs *regs.Frame, fixed bool) (*regs.Frame, error) {
+	o := MustOps(k.Arch)
+	if o.PartialRegs == nil || k.Arch.PtRegs == nil {
+		return nil, fmt.Errorf("ftrace_partial_regs: not modelled on %s", k.Arch.Name)
+	}
+	if fregs == nil {
+		return nil, fmt.Errorf("ftrace_partial_regs: no ftrace_regs (NULL): %w", EINVAL)
+	}
+	if k.partialRegs == 0 {
+		addr, err := k.Heap.Alloc(uint64(k.Arch.PtRegs.Size), 16)
+		if err != nil {
+			return nil, err
+		}
+		k.partialRegs = addr
+	}
+	dst := k.Frame(k.partialRegs, k.Arch.PtRegs)
+	o.PartialRegs(k, fregs, dst, fixed)
+	return dst, nil
+}
+
+// UserMode is user_mode(regs) on a pt_regs (ArchOps.UserMode), what
+// bpf_get_stackid and perf look at before walking a kernel stack.
+func (k *Kernel) UserMode(ptregs *regs.Frame) (bool, error) {
+	o := MustOps(k.Arch)
+	if o.UserMode == nil {
+		return false, fmt.Errorf("user_mode: not modelled on %s", k.Arch.Name)
+	}
+	prev := ptregs.Swap("user_mode")
+	defer ptregs.Swap(prev)
+	u, ok := o.UserMode(ptregs)
+	if !ok {
+		return false, fmt.Errorf("user_mode: %s has no pstate", k.Arch.Name)
+	}
+	return u, nil
+}

@@ -1,0 +1,260 @@
+package kernel
+
+import (
+	"regexp"
+	"strings"
+
+	"trampemu/ftrace"
+	"trampemu/trampolines"
+)
+
+// arm64 options every era of a distribution kernel (Debian, Fedora, Ubuntu
+// arm64) builds entry-ftrace.S with (arch/arm64/Kconfig, kernel/trace/Kconfig;
+// /work/kernel-files/NOTES.md section 5): dynamic ftrace through
+// -fpatchable-function-entry=2 (gcc 8+), the graph tracer, frame pointers
+// (forced on arm64: arch/arm64/Kconfig selects ARCH_WANT_FRAME_POINTERS and
+// FRAME_POINTER is def_bool y there), BTI in the kernel (ARM64_BTI_KERNEL,
+// v5.8+: SYM_FUNC_START opens with "bti c", arch/arm64/include/asm/linkage.h).
+var arm64Base = yes("CONFIG_ARM64", "CONFIG_64BIT", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
+	"CONFIG_FUNCTION_GRAPH_TRACER", "CONFIG_FRAME_POINTER", "CONFIG_ARM64_BTI_KERNEL")
+
+var (
+	// v5.5 "arm64: implement ftrace with regs" (3b23e4991fb6):
+	// DYNAMIC_FTRACE_WITH_REGS when gcc has -fpatchable-function-entry.
+	arm64Regs = yes("CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_REGS")
+	// v6.2 "arm64/ftrace: Add ftrace_regs" (26299b3f6ba2, Mark Rutland's
+	// series, arm64 pull for 6.2): WITH_ARGS replaces WITH_REGS.
+	arm64Args = yes("CONFIG_DYNAMIC_FTRACE_WITH_ARGS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS")
+	// v6.3 "arm64: ftrace: Add DYNAMIC_FTRACE_WITH_CALL_OPS" (baaf553d3bc3):
+	// the per-site ops literal, on by default where the compiler allows it.
+	arm64CallOps = yes("CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_CALL_OPS")
+	// v6.4 "arm64: ftrace: Add direct call support" (2aa6ac03516d):
+	// selected "if DYNAMIC_FTRACE_WITH_ARGS && DYNAMIC_FTRACE_WITH_CALL_OPS"
+	// (arch/arm64/Kconfig, as the context of the v7 25/36 patch shows).
+	arm64Direct = yes("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS", "CONFIG_HAVE_DYNAMIC_FTRACE_WITH_DIRECT_CALLS")
+	// v6.5: HAVE_FUNCTION_GRAPH_RETVAL (3646970322464); v6.14:
+	// HAVE_FUNCTION_GRAPH_FREGS (a3ed4157b7d8).
+	arm64Retval = yes("CONFIG_FUNCTION_GRAPH_RETVAL", "CONFIG_HAVE_FUNCTION_GRAPH_RETVAL")
+	arm64Fregs  = yes("CONFIG_HAVE_FUNCTION_GRAPH_FREGS")
+)
+
+// arm64 partners: the registry variants of trampolines/arm64.
+func arm64Partner(entry, exit string) map[trampolines.Role]string {
+	return map[trampolines.Role]string{trampolines.Entry: entry, trampolines.Exit: exit}
+}
+
+// arm64Models are the eras of arch/arm64/kernel/entry-ftrace.S with
+// -fpatchable-function-entry (shared/reference/arm64.md "Eras"). Every era
+// hands the callbacks registers: a pt_regs up to v6.1, a struct
+// ftrace_regs from v6.2. The -pg/_mcount code of the files' #else branch
+// (no patchable entry) is not modelled.
+var arm64Models = []*Model{
+	// ftrace_graph_call (a NOP patched to "b ftrace_graph_caller",
+	// arch/arm64/kernel/ftrace.c ftrace_enable_ftrace_graph_caller) is in
+	// the v5.10 file (auraknighted/android_kernel_samsung_r11s@a797ccb,
+	// Makefile 5.10.198) and in torvalds/linux@1136fa0c07de (a v5.17-rc
+	// merge, with "bti c"); "arm64/ftrace: Make function graph use ftrace
+	// directly" (Chengming Zhou, Feb 2022) replaced it with
+	// ftrace_graph_func, and the v6.1 file (torvalds/linux@45aaee55afff)
+	// has none. v6.0 as the first release without it is unverified: files
+	// are judged by what they contain.
+	{Name: "v5.5-v5.19", Arch: "arm64", From: Version{5, 5}, To: Version{5, 19}, WithArgs: true, PtRegs: true,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareIPParentFP, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v5.10", "rth-legacy"),
+		Config:  merge(arm64Base, arm64Regs),
+		Doc:     "pt_regs entries ftrace_caller/ftrace_regs_caller; the NOP at ftrace_graph_call is patched to b ftrace_graph_caller; return_to_handler passes x29"},
+	{Name: "v6.0-v6.1", Arch: "arm64", From: Version{6, 0}, To: Version{6, 1}, WithArgs: true, PtRegs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v6.1", "rth-legacy"),
+		Config:  merge(arm64Base, arm64Regs),
+		Doc:     "pt_regs entries; graph through the ftrace_graph_func ops; return_to_handler passes x29"},
+	{Name: "v6.2", Arch: "arm64", From: Version{6, 2}, To: Version{6, 2}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v6.2", "rth-legacy"),
+		Config:  merge(arm64Base, arm64Args),
+		Doc:     "one ftrace_caller filling struct ftrace_regs (WITH_ARGS); return_to_handler passes x29"},
+	{Name: "v6.3", Arch: "arm64", From: Version{6, 3}, To: Version{6, 3}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v6.3", "rth-legacy"),
+		Config:  merge(arm64Base, arm64Args, arm64CallOps),
+		Doc:     "ftrace_caller takes the ops from the call site's literal (CALL_OPS); return_to_handler passes x29"},
+	{Name: "v6.4", Arch: "arm64", From: Version{6, 4}, To: Version{6, 4}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller", "rth-legacy"),
+		Config:  merge(arm64Base, arm64Args, arm64CallOps, arm64Direct),
+		Doc:     "CALL_OPS and direct calls (br x17); return_to_handler passes x29"},
+	{Name: "v6.5-v6.13", Arch: "arm64", From: Version{6, 5}, To: Version{6, 13}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitRetRegs,
+		Partner: arm64Partner("ftrace_caller", "rth-retval"),
+		Config:  merge(arm64Base, arm64Args, arm64CallOps, arm64Direct, arm64Retval),
+		Doc:     "return_to_handler passes struct fgraph_ret_regs (FGRET_REGS_*, 80 bytes)"},
+	{Name: "v6.14+", Arch: "arm64", From: Version{6, 14}, WithArgs: true,
+		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitFregs,
+		Partner: arm64Partner("ftrace_caller", "rth-merged"),
+		Config:  merge(arm64Base, arm64Args, arm64CallOps, arm64Direct, arm64Retval, arm64Fregs),
+		Doc:     "return_to_handler passes struct ftrace_regs (\"fgraph: Replace fgraph_ret_regs with ftrace_regs\")"},
+}
+
+func init() {
+	Models = append(Models, arm64Models...)
+	detectors["arm64"] = detectARM64
+}
+
+var (
+	arm64CallRTH = regexp.MustCompile(`\bbl\s+ftrace_return_to_handler\b`)
+	arm64PassFP  = regexp.MustCompile(`(?m)^\s*mov\s+x0\s*,\s*x29\b`)
+	arm64PassSP  = regexp.MustCompile(`(?m)^\s*mov\s+x0\s*,\s*sp\b`)
+	// the patchable-entry half of the file: "#ifdef
+	// CONFIG_DYNAMIC_FTRACE_WITH_REGS" (v5.5-v6.1) or "..._WITH_ARGS"
+	// (v6.2+); its #else holds the -pg/_mcount code.
+	arm64EntryIf = regexp.MustCompile(`^#\s*if(def\s+|\s+defined\(?\s*)CONFIG_DYNAMIC_FTRACE_WITH_(REGS|ARGS)\b`)
+	arm64PtRegs  = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
+	arm64FregsRE = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
+)
+
+// detectARM64 reads arch/arm64/kernel/entry-ftrace.S of any era
+// (shared/reference/arm64.md "Eras"; /work/kernel-files/NOTES.md section 5):
+//   - the entry half is under "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS"
+//     (v5.5-v6.1: a pt_regs frame, S_* offsets) or "..._WITH_ARGS" (v6.2+:
+//     struct ftrace_regs, FREGS_*); the #else branch is the -pg code, which
+//     has its own ftrace_caller and ftrace_graph_call and is left out;
+//   - ftrace_graph_call in the entry half: graph through the patched
+//     "b ftrace_graph_caller" (<= v5.19); none: ftrace_graph_func;
+//   - CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS: v6.3+; FTRACE_OPS_DIRECT_CALL or
+//     ftrace_stub_direct_tramp: v6.4+;
+//   - return_to_handler passes x29 (<= v6.4), sp over FGRET_REGS_*
+//     (v6.5-v6.13) or over FREGS_* (v6.14+).
+func detectARM64(src string) Evidence {
+	var ev Evidence
+	src = dropElseOf(src, arm64EntryIf)
+	ev.Entry = defines(src, "ftrace_caller")
+	ev.Exit = defines(src, "return_to_handler")
+	if ev.Entry {
+		fc := body(src, "ftrace_caller", nil) + body(src, "ftrace_common", nil)
+		switch {
+		case arm64FregsRE.MatchString(fc):
+			ev.PtRegs = "no"
+			ev.since(Version{6, 2})
+			ev.note("ftrace_caller fills a struct ftrace_regs (FREGS_*, WITH_ARGS, v6.2+)")
+		case arm64PtRegs.MatchString(src):
+			ev.PtRegs = "yes"
+			ev.note("the entries fill a pt_regs (S_*, WITH_REGS, v5.5-v6.1)")
+		}
+		if defines(src, "ftrace_graph_call") {
+			ev.Graph = trampolines.GraphViaCaller
+			ev.Prepare = ftrace.PrepareIPParentFP
+			ev.note("the NOP at ftrace_graph_call branches to ftrace_graph_caller: prepare_ftrace_return(ip, &lr, fp) (<= v5.19)")
+		} else {
+			ev.Graph = trampolines.GraphViaOps
+			ev.note("no ftrace_graph_call: graph through ftrace_graph_func (v6.0+)")
+		}
+		callOps := strings.Contains(src, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS")
+		direct := strings.Contains(src, "FTRACE_OPS_DIRECT_CALL") || defines(src, "ftrace_stub_direct_tramp")
+		switch {
+		case callOps:
+			ev.since(Version{6, 3})
+			ev.note("the ops literal of CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS (v6.3+)")
+		case ev.PtRegs == "no":
+			ev.until(Version{6, 2})
+			ev.note("an ftrace_regs entry without CALL_OPS code (v6.2)")
+		}
+		switch {
+		case direct:
+			ev.since(Version{6, 4})
+			ev.note("direct calls through x17 (FTRACE_OPS_DIRECT_CALL, ftrace_stub_direct_tramp: v6.4+)")
+		case callOps:
+			ev.until(Version{6, 3})
+			ev.note("CALL_OPS without the direct-call path (v6.3)")
+		}
+	}
+	if ev.Exit {
+		rth := body(src, "return_to_handler", arm64CallRTH)
+		switch {
+		case strings.Contains(rth, "FGRET_REGS"):
+			ev.ExitABI = trampolines.ExitRetRegs
+			ev.note("return_to_handler passes sp over struct fgraph_ret_regs (FGRET_REGS_*, v6.5-v6.13)")
+		case arm64FregsRE.MatchString(rth):
+			ev.ExitABI = trampolines.ExitFregs
+			ev.note("return_to_handler passes sp over struct ftrace_regs (FREGS_*, v6.14+)")
+		case arm64PassFP.MatchString(rth):
+			ev.ExitABI = trampolines.ExitLegacy
+			ev.note("return_to_handler passes x29, the frame pointer (<= v6.4)")
+		case arm64PassSP.MatchString(rth):
+			ev.ExitABI = trampolines.ExitRetRegs
+			ev.note("return_to_handler passes sp over an untyped block (taken as struct fgraph_ret_regs, v6.5-v6.13)")
+		}
+	}
+	return ev
+}
+
+// dropElseOf removes the #else (or #elif) branch of the first
+// preprocessor conditional whose opening line matches open, keeping its
+// #if branch and everything outside it: the branch a build that has the
+// option does not assemble. Text without such a conditional is returned
+// as it is.
+func dropElseOf(src string, open *regexp.Regexp) string {
+	lines := strings.SplitAfter(src, "\n")
+	start := -1
+	for i, l := range lines {
+		if open.MatchString(strings.TrimSpace(l)) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return src
+	}
+	var b strings.Builder
+	for _, l := range lines[:start+1] {
+		b.WriteString(l)
+	}
+	depth, skipping, done := 0, false, false
+	for _, l := range lines[start+1:] {
+		if done {
+			b.WriteString(l)
+			continue
+		}
+		switch d := directiveName(strings.TrimSpace(l)); {
+		case strings.HasPrefix(d, "if"):
+			depth++
+		case d == "endif" && depth == 0:
+			done, skipping = true, false
+		case d == "endif":
+			depth--
+		case (d == "else" || d == "elif") && depth == 0:
+			skipping = true
+			continue
+		}
+		if !skipping {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// directiveName returns the preprocessor directive of a line ("if",
+// "ifdef", "else", "endif", ...), or "".
+func directiveName(t string) string {
+	if !strings.HasPrefix(t, "#") {
+		return ""
+	}
+	t = strings.TrimSpace(t[1:])
+	end := strings.IndexFunc(t, func(r rune) bool { return r < 'a' || r > 'z' })
+	if end < 0 {
+		return t
+	}
+	return t[:end]
+}
+
+// arm64 kernel functions entry-ftrace.S names outside the paths the tool
+// runs: none in the distribution builds read (the -pg code that names
+// ftrace_graph_entry_stub is the #else of the patchable entry). The trap
+// is BUG_BRK_IMM (arch/arm64/include/asm/brk-imm.h).
+func init() {
+	standIns["arm64"] = standIn{trap: "brk #0x800"}
+}
+
+func init() {
+	treeFiles["arm64"] = "arch/arm64/kernel/entry-ftrace.S"
+	configArch["arm64"] = "CONFIG_ARM64"
+}

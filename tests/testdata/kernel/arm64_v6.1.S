@@ -1,0 +1,123 @@
+/*
+ * trampemu test file in the shape of a v6.1 arm64 entry-ftrace.S (written
+ * for trampemu): under CONFIG_DYNAMIC_FTRACE_WITH_REGS a pt_regs frame
+ * built by one macro for ftrace_regs_caller (all registers) and
+ * ftrace_caller (x0-x9 and fp) behind "bti c", a shared ftrace_common
+ * without ftrace_graph_call (graph through the ftrace_graph_func ops),
+ * and the -pg code in the #else branch (not built with patchable entries).
+ * return_to_handler passes x29. Both roles, one file.
+ */
+#include <linux/linkage.h>
+#include <asm/asm-offsets.h>
+#include <asm/assembler.h>
+#include <asm/ftrace.h>
+#include <asm/insn.h>
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+	.macro	save_site_regs, everything=0
+	sub	sp, sp, #(PT_REGS_SIZE + 16)
+	stp	x0, x1, [sp, #S_X0]
+	stp	x2, x3, [sp, #S_X2]
+	stp	x4, x5, [sp, #S_X4]
+	stp	x6, x7, [sp, #S_X6]
+	stp	x8, x9, [sp, #S_X8]
+	.if \everything == 1
+	stp	x10, x11, [sp, #S_X10]
+	stp	x12, x13, [sp, #S_X12]
+	stp	x14, x15, [sp, #S_X14]
+	stp	x16, x17, [sp, #S_X16]
+	stp	x18, x19, [sp, #S_X18]
+	stp	x20, x21, [sp, #S_X20]
+	stp	x22, x23, [sp, #S_X22]
+	stp	x24, x25, [sp, #S_X24]
+	stp	x26, x27, [sp, #S_X26]
+	stp	x28, x29, [sp, #S_X28]
+	.else
+	str	x29, [sp, #S_FP]
+	.endif
+	add	x10, sp, #(PT_REGS_SIZE + 16)	// sp at the call site
+	stp	x9, x10, [sp, #S_LR]		// lr = the parent, then sp
+	str	x30, [sp, #S_PC]
+	stp	x29, x9, [sp, #PT_REGS_SIZE]	// the traced function's record
+	add	x29, sp, #PT_REGS_SIZE
+	stp	x29, x30, [sp, #S_STACKFRAME]	// and ours
+	add	x29, sp, #S_STACKFRAME
+	.endm
+
+SYM_CODE_START(ftrace_regs_caller)
+	bti	c
+	save_site_regs	1
+	b	ftrace_common
+SYM_CODE_END(ftrace_regs_caller)
+
+SYM_CODE_START(ftrace_caller)
+	bti	c
+	save_site_regs	0
+	b	ftrace_common
+SYM_CODE_END(ftrace_caller)
+
+SYM_CODE_START(ftrace_common)
+	sub	x0, x30, #AARCH64_INSN_SIZE
+	mov	x1, x9
+	ldr_l	x2, function_trace_op
+	mov	x3, sp
+SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
+	bl	ftrace_stub
+	ldp	x0, x1, [sp, #S_X0]
+	ldp	x2, x3, [sp, #S_X2]
+	ldp	x4, x5, [sp, #S_X4]
+	ldp	x6, x7, [sp, #S_X6]
+	ldr	x8, [sp, #S_X8]
+	ldr	x29, [sp, #S_FP]
+	ldr	x30, [sp, #S_LR]
+	ldr	x9, [sp, #S_PC]
+	add	sp, sp, #(PT_REGS_SIZE + 16)
+	ret	x9
+SYM_CODE_END(ftrace_common)
+
+#else /* !CONFIG_DYNAMIC_FTRACE_WITH_REGS: the -pg build */
+
+SYM_FUNC_START(_mcount)
+	ret
+SYM_FUNC_END(_mcount)
+
+SYM_FUNC_START(ftrace_caller)
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	sub	x0, x30, #AARCH64_INSN_SIZE
+	ldr	x1, [x29]
+	ldr	x1, [x1, #8]
+SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
+	nop
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+SYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)
+	nop
+#endif
+	ldp	x29, x30, [sp], #16
+	ret
+SYM_FUNC_END(ftrace_caller)
+
+#endif /* CONFIG_DYNAMIC_FTRACE_WITH_REGS */
+
+SYM_FUNC_START(ftrace_stub)
+	ret
+SYM_FUNC_END(ftrace_stub)
+
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+SYM_CODE_START(return_to_handler)
+	sub	sp, sp, #64
+	stp	x0, x1, [sp]
+	stp	x2, x3, [sp, #16]
+	stp	x4, x5, [sp, #32]
+	stp	x6, x7, [sp, #48]
+	mov	x0, x29				// the caller's fp
+	bl	ftrace_return_to_handler
+	mov	x30, x0
+	ldp	x0, x1, [sp]
+	ldp	x2, x3, [sp, #16]
+	ldp	x4, x5, [sp, #32]
+	ldp	x6, x7, [sp, #48]
+	add	sp, sp, #64
+	ret
+SYM_CODE_END(return_to_handler)
+#endif
