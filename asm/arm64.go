@@ -38,11 +38,12 @@ const arm64Prelude = `
 #define SYM_T_FUNC %function
 #define SYM_T_OBJECT %object
 #define SYM_T_NONE %notype
-/* arch/arm64/include/asm/linkage.h: with CONFIG_ARM64_BTI_KERNEL (v5.8+)
-   BTI_C is a landing pad (v5.10: "hint 34", the encoding of bti c, for old
-   gas) and every SYM_FUNC_START* opens with it; SYM_CODE_START is left
-   alone (entry-ftrace.S writes its own "bti c" after it, v6.2+). From
-   v6.x the override is unconditional; a kernel model of such an era sets
+/* arch/arm64/include/asm/linkage.h v5.10: with CONFIG_ARM64_BTI_KERNEL
+   BTI_C is a landing pad ("hint 34", the encoding of bti c, for old gas)
+   and every SYM_FUNC_START* opens with it; SYM_CODE_START is left alone
+   (entry-ftrace.S writes its own BTI_C / "bti c" after it). The current
+   linkage.h (torvalds/linux master) emits "bti c" in SYM_FUNC_START*
+   whatever the options; a kernel model of such an era sets
    CONFIG_ARM64_BTI_KERNEL. */
 #ifdef CONFIG_ARM64_BTI_KERNEL
 #define BTI_C bti c ;
@@ -64,9 +65,10 @@ const arm64Prelude = `
 #endif
 #undef ENDPROC
 #define ENDPROC(name) .type name, %function ASM_NL END(name)
-/* arch/arm64/include/asm/alternative-macros.h (v5.10..v6.19): the
-   original instructions stay until boot patches them: those after
-   alternative_if_not, those after alternative_else of alternative_if. */
+/* arch/arm64/include/asm/alternative.h (v5.10), alternative-macros.h
+   (v6.x): the original instructions stay until boot patches them: those
+   after alternative_if_not, those after alternative_else of
+   alternative_if. */
 .macro alternative_if_not cap:req
 .if 1
 .endm
@@ -82,7 +84,7 @@ const arm64Prelude = `
 .macro alternative_else_nop_endif
 .endif
 .endm
-/* arch/arm64/include/asm/assembler.h (v5.10..v6.19): PC-relative
+/* arch/arm64/include/asm/assembler.h (v5.10, v6.x): PC-relative
    address, load and store of a symbol within +/-4 GB (adrp plus a :lo12:
    offset), the kernel-image forms (not MODULE). */
 .macro adr_l, dst, sym
@@ -102,8 +104,9 @@ const arm64Prelude = `
 	adrp	\tmp, \sym
 	str	\src, [\tmp, :lo12:\sym]
 .endm
-/* asm/assembler.h: this CPU's per-cpu offset, tpidr_el1 without VHE (the
-   original of its alternative) */
+/* asm/assembler.h (v6.x; the bpf-next entry-ftrace.S uses it): this
+   CPU's per-cpu offset, tpidr_el1 without VHE (the original of its
+   alternative) */
 .macro get_this_cpu_offset, dst
 	mrs	\dst, tpidr_el1
 .endm

@@ -1,9 +1,3 @@
-// Package asm turns kernel-style .S text into a linked Image for one guest
-// architecture: the C preprocessor with a generated asm-offsets.h and a
-// prelude of kernel linkage macros, GNU as for the target, GNU ld with a
-// generated linker script placing code and data at the guest memory map's
-// addresses, and debug/elf to read the result. It also decodes instructions
-// (Disassembler) with their static memory traffic.
 package asm
 
 import (

@@ -19,12 +19,16 @@ const (
 	FlowIndirectJump      // jump through a register or memory (x86 jmp *, s390x br)
 	FlowReturn            // x86 ret
 	FlowTrap              // int3, ud2, hlt, s390x 0x0000
+	// FlowCondIndirectJump: a conditional jump through a register or
+	// memory (s390x bcr/bc with a mask other than 0 and 15).
+	FlowCondIndirectJump
 	// When adding a kind, name it in flowNames.
 )
 
 var flowNames = [...]string{
 	FlowNone: "none", FlowCall: "call", FlowIndirectCall: "indirect-call", FlowJump: "jump",
 	FlowCondJump: "cond-jump", FlowIndirectJump: "indirect-jump", FlowReturn: "return", FlowTrap: "trap",
+	FlowCondIndirectJump: "cond-indirect-jump",
 }
 
 // String names the flow kind ("call", "cond-jump").

@@ -37,9 +37,9 @@ const factsFile = "testdata/facts.txt"
 func factsArches() []*regs.Arch { return asmTestArches() }
 
 // asmTestArches are the architectures package asm's tests cover: every
-// one of regs.Arches, also those not yet switched on in regs.Arches
-// (arm64 while its machine is being added), so that switching one on
-// changes nothing here.
+// one of regs.Arches. An arch added to the list before its trampolines,
+// runtime and workloads exist gets asm's own test files compared only
+// (objdumpInputs says so); switchedOn tells the two apart.
 func asmTestArches() []*regs.Arch { return regs.Arches }
 
 // switchedOn reports whether a is in regs.Arches (its trampolines,

@@ -29,8 +29,8 @@ const (
 	s390xCall                   // brasl, bras: a direct call
 	s390xCallReg                // basr r1,r2: an indirect call unless r2 is %r0
 	s390xCallAddr               // bas r1,D(X,B): an indirect call
-	s390xJumpReg                // bcr m,r2: an indirect jump for mask 15 and r2 not %r0; otherwise a nop or a conditional indirect branch (no Flow kind)
-	s390xJumpAddr               // bc m,D(X,B): an indirect jump for mask 15; otherwise as bcr
+	s390xJumpReg                // bcr m,r2: a nop for mask 0 or r2 %r0; an indirect jump for mask 15; else a conditional indirect jump
+	s390xJumpAddr               // bc m,D(X,B): a nop for mask 0; an indirect jump for mask 15; else a conditional indirect jump
 	s390xJumpMask               // brc, brcl: mask 0 a nop, 15 a jump, else a conditional jump
 	s390xCondJump               // compare-and-branch, branch-on-count: a conditional jump
 )
@@ -238,12 +238,20 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 	case s390xCallAddr:
 		in.Flow = FlowIndirectCall
 	case s390xJumpReg:
-		if mask == 15 && lastReg > 0 {
+		switch {
+		case mask == 0 || lastReg <= 0: // nopr
+		case mask == 15:
 			in.Flow = FlowIndirectJump
+		default:
+			in.Flow = FlowCondIndirectJump
 		}
 	case s390xJumpAddr:
-		if mask == 15 {
+		switch mask {
+		case 0: // nop
+		case 15:
 			in.Flow = FlowIndirectJump
+		default:
+			in.Flow = FlowCondIndirectJump
 		}
 	case s390xJumpMask:
 		switch mask {
