@@ -8,7 +8,7 @@ import (
 )
 
 // archHooks are the per-arch facts the mutations need (x86_64.go,
-// s390x.go).
+// s390x.go, arm64.go).
 type archHooks struct {
 	// regClasses are the general registers by width, in the order a
 	// replacement takes (each register is replaced by the next of its
@@ -39,23 +39,53 @@ type archHooks struct {
 	// observed.
 	scratchAbove int
 	// dispOpen is the text that follows a displacement: "(%" on x86-64,
-	// "(%r" on s390x.
-	dispOpen string
+	// "(%r" on s390x; with dispClose set, the text that opens a memory
+	// operand whose displacement is inside it, before dispClose (arm64
+	// "[base, #imm]").
+	dispOpen, dispClose string
+	// regPrefix is what a register operand starts with ("%"; "" on arm64).
+	regPrefix string
 }
 
 var hooks = map[string]*archHooks{}
 
-// replacement returns the register that replaces r (with its '%'), or "".
+// replacement returns the register that replaces r (with its prefix), or "".
 func (h *archHooks) replacement(r string) string {
-	name := strings.TrimPrefix(r, "%")
+	name := strings.TrimPrefix(r, h.regPrefix)
 	for _, cl := range h.regClasses {
 		for i, n := range cl {
 			if n == name {
-				return "%" + cl[(i+1)%len(cl)]
+				return h.regPrefix + cl[(i+1)%len(cl)]
 			}
 		}
 	}
 	return ""
+}
+
+// dispSites returns where a displacement edit goes in code: before each
+// dispOpen, or, with dispClose, before the dispClose of each memory
+// operand that holds an immediate ("#").
+func (h *archHooks) dispSites(code string) []int {
+	var out []int
+	for off := 0; ; {
+		p := strings.Index(code[off:], h.dispOpen)
+		if p < 0 {
+			return out
+		}
+		p += off
+		off = p + len(h.dispOpen)
+		if h.dispClose == "" {
+			out = append(out, p)
+			continue
+		}
+		e := strings.Index(code[off:], h.dispClose)
+		if e < 0 {
+			return out
+		}
+		if strings.Contains(code[off:off+e], "#") {
+			out = append(out, off+e)
+		}
+	}
 }
 
 // invertCond toggles a leading "n" of a condition code suffix, within the

@@ -16,6 +16,7 @@ func FuzzMutants(f *testing.F) {
 	for _, s := range []string{
 		"\tmovq %rax, RAX(%rsp)\n\tsubq $(FRAME_SIZE), %rsp\n\tjnz 1f\n1:\tRET\n",
 		"\tstmg %r2,%r14,(184 +2*8)(%r15)\n\taghi %r15,-24\n\tjnz 0f\n0:\tbr %r14\n",
+		"\tstp x0, x1, [sp, #-16]!\n\tldr x9, [sp, #FREGS_PC]\n\tcbnz x17, 1f\n1:\tret x9\n",
 		".macro m a=0\n\tpushq \\a+8(%rsp)\n.endm\n\tm\n", "l: ; x: ;; \n", "\t( ,, ) (%\n", "a;b;c\n\n\n", "",
 	} {
 		f.Add(s)
@@ -24,7 +25,7 @@ func FuzzMutants(f *testing.F) {
 		pre := []byte(fmt.Sprintf("# 1 %q\n%s", "f.S", text))
 		cl := classify(pre, map[string]bool{"f.S": true})["f.S"]
 		lines := strings.Count(text, "\n") + 1
-		for _, name := range []string{"x86_64", "s390x"} {
+		for _, name := range []string{"x86_64", "s390x", "arm64"} {
 			for _, m := range fileMutants(hooks[name], cl, []byte(text), "", "f.S") {
 				if m.Line < 1 || m.Line > lines || cl.class(m.Line) != lineInsn {
 					t.Fatalf("%s %s: line %d is not an instruction line of %d", name, m.Mutation(), m.Line, lines)

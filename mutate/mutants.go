@@ -124,18 +124,12 @@ func fileMutants(h *archHooks, cl fileLines, text []byte, header, shown string) 
 					with(i, code[:loc[0]]+rep+code[loc[1]:]+comment))
 			}
 		}
-		// Displacements: ±8 before each "(%".
-		for off := 0; ; {
-			p := strings.Index(code[off:], h.dispOpen)
-			if p < 0 {
-				break
-			}
-			p += off
+		// Displacements: ±8 before each "(%" (arm64: inside "[base, #imm]").
+		for _, p := range h.dispSites(code) {
 			for _, d := range []string{"+8", "-8"} {
 				add(KindDisplacement, n, fmt.Sprintf("displacement %s in `%s`", d, shownCode),
 					with(i, code[:p]+d+code[p:]+comment))
 			}
-			off = p + len(h.dispOpen)
 		}
 		if mnem == "" {
 			continue
@@ -200,7 +194,8 @@ func blankOrComment(l string) bool {
 }
 
 // parseInsn finds the mnemonic of code (after labels) and its operands as
-// [start, end) ranges of code, split at commas outside parentheses.
+// [start, end) ranges of code, split at commas outside parentheses and
+// brackets.
 func parseInsn(code string) (lead int, mnem string, ops [][2]int) {
 	i := 0
 	for {
@@ -238,9 +233,9 @@ func parseInsn(code string) (lead int, mnem string, ops [][2]int) {
 			continue
 		}
 		switch code[k] {
-		case '(':
+		case '(', '[':
 			depth++
-		case ')':
+		case ')', ']':
 			depth--
 		}
 	}

@@ -69,5 +69,6 @@ func init() {
 		// s390xConvention allows them).
 		scratchAbove: 72,
 		dispOpen:     "(%r",
+		regPrefix:    "%",
 	}
 }

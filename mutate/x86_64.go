@@ -63,6 +63,7 @@ func init() {
 			trampolines.Entry: {"r10", "r11"},
 			trampolines.Exit:  {"rcx", "rsi", "rdi", "r8", "r9", "r10", "r11"},
 		},
-		dispOpen: "(%",
+		dispOpen:  "(%",
+		regPrefix: "%",
 	}
 }
