@@ -45,7 +45,7 @@ type AllOptions struct {
 
 // All checks every registry variant of the arches.
 func All(arches []*regs.Arch, o AllOptions) ([]Summary, error) {
-	sc, err := harness.FindScenario(orDefault(o.Scenario))
+	sc, err := harness.FindUserSet(orDefault(o.Scenario))
 	if err != nil {
 		return nil, err
 	}

@@ -6,20 +6,42 @@ import (
 	"sort"
 	"strings"
 
-	"trampemu/emu"
+	"trampemu/asm"
 	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
 
-// analyzer checks the invocations of one trampoline (the one under test).
+// Subject is what the analysis of a trampoline's observations knows
+// besides them: the arch (and so its convention), the trampoline under
+// test, the pairing it ran in, and how to name addresses and instructions.
+type Subject struct {
+	Arch  *regs.Arch
+	Tramp harness.Tramp
+	Setup harness.Setup
+	// Unit is the code the cost and the interrupt metrics count
+	// (harness.MeasureUnit).
+	Unit asm.Unit
+	// Describe names a guest address (symbol+offset); nil: hex.
+	Describe func(addr uint64) string
+	// Insn disassembles the instruction at pc; nil: "?".
+	Insn func(pc uint64) string
+}
+
+// analyzer checks the invocations of one trampoline (the one under test):
+// a function of the observations (harness.Batch) and the arch's
+// convention; it runs nothing and reads no machine.
 type analyzer struct {
-	h    *harness.Harness
+	s    Subject
 	a    *regs.Arch
 	t    harness.Tramp
 	conv convention
 	col  collector
+	// prepares counts prepare_ftrace_return calls over the batches;
+	// graphActive says a graph user was registered in some invocation.
+	prepares    uint64
+	graphActive bool
 
 	written   map[string]bool // slots the trampoline's code filled, over all invocations
 	stackUsed uint64          // deepest store below the entry sp
@@ -38,14 +60,90 @@ type analyzer struct {
 	irqRuns                   []irqRun
 }
 
-func newAnalyzer(h *harness.Harness, t harness.Tramp) *analyzer {
-	return &analyzer{h: h, a: h.Arch, t: t, conv: conventionOf(h.Arch), written: map[string]bool{}, volKept: map[string]int{},
-		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}
+func newAnalyzer(s Subject) (*analyzer, error) {
+	conv, err := conventionOf(s.Arch)
+	if err != nil {
+		return nil, err
+	}
+	return &analyzer{s: s, a: s.Arch, t: s.Tramp, conv: conv, written: map[string]bool{}, volKept: map[string]int{},
+		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}, nil
+}
+
+// Analyze checks the observations of one trampoline's checked runs (the
+// batches of one harness, in order) against its arch's convention and
+// returns the findings and the metrics the observations give (the cost
+// from block counters is the runner's: Run). It runs no emulator: a test
+// can hand it observations built by hand.
+func Analyze(s Subject, batches []*harness.Batch) (Result, error) {
+	z, err := newAnalyzer(s)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, b := range batches {
+		z.batch(b)
+		if b.Stop != nil {
+			z.runStop(b.Stop)
+		}
+	}
+	z.finish()
+	res := Result{Arch: s.Arch.Name, Variant: s.Tramp.Name, Role: string(s.Tramp.Role)}
+	z.fill(&res, Metrics{})
+	return res, nil
+}
+
+// batch checks every call of a batch and takes its counters.
+func (z *analyzer) batch(b *harness.Batch) {
+	for _, c := range b.Calls {
+		z.call(c)
+	}
+	z.prepares += b.Prepares
+}
+
+// fill sets the result's findings and its metrics: cost (from the
+// counters, per run) and what the observations measured.
+func (z *analyzer) fill(res *Result, cost Metrics) {
+	res.Findings = z.col.findings()
+	res.OK = res.Errors() == 0
+	res.Metrics = cost.per(z.runs)
+	z.unwindMetrics(&res.Metrics, z.s.Unit)
+	res.Metrics.StackBytes = int(z.stackUsed)
+	if z.linesRuns > 0 {
+		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)
+	}
+	for s := range z.written {
+		res.Metrics.Written = append(res.Metrics.Written, s)
+	}
+	order := map[string]int{}
+	layout := z.a.Frame
+	if z.t.ExitABI == trampolines.ExitRetRegs {
+		layout = z.a.RetRegs
+	}
+	for i, s := range layout.Slots {
+		order[s.Name] = i
+	}
+	sort.Slice(res.Metrics.Written, func(i, j int) bool {
+		return order[res.Metrics.Written[i]] < order[res.Metrics.Written[j]]
+	})
 }
 
 func (z *analyzer) reg(i int) string { return z.a.Regs[i].Name }
 
-func (z *analyzer) where(addr uint64) string { return z.h.Describe(addr) }
+func (z *analyzer) where(addr uint64) string {
+	if z.s.Describe == nil {
+		return fmt.Sprintf("%#x", addr)
+	}
+	return z.s.Describe(addr)
+}
+
+// unknownRan: an instruction the tool cannot describe matters where it
+// ran (a whole kernel file carries code no traced call reaches: rethook,
+// direct trampolines); ran lists those that did.
+func (z *analyzer) unknownRan(ran []asm.Inst) {
+	for _, in := range ran {
+		z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
+			z.where(in.Addr)+": "+in.Text)
+	}
+}
 
 func (z *analyzer) roleName() string {
 	if z.t.Role == trampolines.Entry {
@@ -60,6 +158,7 @@ func (z *analyzer) call(c *harness.Call) {
 	errs := z.col.errs
 	irq, irqErrs := -1, 0
 	for _, inv := range c.Invocations {
+		z.graphActive = z.graphActive || inv.GraphActive
 		if inv.Role == z.t.Role {
 			if inv.Interrupted {
 				irq = z.interruptedInvocation(inv)
@@ -132,8 +231,8 @@ func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 
 	return sem.ReplacementWant(c.Args)
 }
 
-// runError turns a run that did not finish into a finding.
-func (z *analyzer) runError(err error) {
+// runStop turns a run that did not finish into a finding.
+func (z *analyzer) runStop(e *harness.Stop) {
 	if z.cutShort != nil && z.cutShort.Interrupted && len(z.irqRuns) > 0 {
 		// The run stopped in an interrupted trampoline run: the finding
 		// is that run's (it may be the interrupt's doing).
@@ -141,16 +240,15 @@ func (z *analyzer) runError(err error) {
 		z.col = z.irqRuns[len(z.irqRuns)-1].col
 		defer func() { z.irqRuns[len(z.irqRuns)-1].col, z.col = z.col, main }()
 	}
-	e, ok := emu.AsError(err)
-	if !ok {
-		z.col.add(Fault, "", "", "the run failed", err.Error())
+	if !e.Emulated {
+		z.col.add(Fault, "", "", "the run failed", e.Err.Error())
 		return
 	}
 	kind := Fault
-	switch e.Kind {
-	case emu.KindLimit, emu.KindTimeout, emu.KindStopped:
+	switch {
+	case e.Runaway:
 		kind = Control
-	case emu.KindFault:
+	case e.Fault:
 		if z.cutShort != nil && e.HasAddr && e.Addr == e.PC {
 			// The trampoline under test jumped to an address with no code:
 			// where it went is the problem, not the fetch.
@@ -164,8 +262,8 @@ func (z *analyzer) runError(err error) {
 	if e.HasAddr {
 		detail += fmt.Sprintf(" (address %#x)", e.Addr)
 	}
-	if e.Err != nil {
-		detail = e.Err.Error()
+	if e.HostErr != nil {
+		detail = e.HostErr.Error()
 	}
 	if kind == Fault {
 		// Everything needed to debug it on one line: arch, pc, registers.
@@ -175,7 +273,7 @@ func (z *analyzer) runError(err error) {
 }
 
 // oneLineRegs is the fault's register file on one line.
-func oneLineRegs(e *emu.Error) string {
+func oneLineRegs(e *harness.Stop) string {
 	a, err := regs.ArchByName(e.Arch)
 	if err != nil {
 		return "?"
@@ -251,7 +349,7 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 // SYM_FUNC_START(ftrace_graph_caller); s390x v6.13
 // arch/s390/kernel/mcount.S ftrace_graph_caller block).
 func (z *analyzer) calledGraphEntry(inv *harness.Invocation) {
-	if z.t.Role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !z.h.K.GraphActive() {
+	if z.t.Role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !inv.GraphActive {
 		return
 	}
 	n := 0
@@ -288,7 +386,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		}
 		if inv.After[i] != want {
 			z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s", z.reg(i), z.roleName()),
-				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
+				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(inv, i, inv.After[i])))
 		}
 	}
 	if a.Link >= 0 {
@@ -311,7 +409,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 	// (x86-64 r10, flags), so the kernel's own code loses a callback's edit
 	// of them there; only an entry without that path is held to the
 	// full-regs rule.
-	oldGraphPath := z.h.Setup.Entry.Graph == trampolines.GraphViaCaller && z.h.K.GraphActive()
+	oldGraphPath := z.s.Setup.Entry.Graph == trampolines.GraphViaCaller && inv.GraphActive
 	if fullRegs(inv) && !oldGraphPath {
 		for _, i := range z.conv.keepFullRegs[z.t.Role] {
 			if !savedInFrame(inv, i) {
@@ -319,7 +417,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			}
 			if inv.After[i] != inv.Before[i] {
 				z.col.add(Clobber, "", z.reg(i), fmt.Sprintf("%%%s changed across %s, which handed full pt_regs to the callbacks", z.reg(i), z.roleName()),
-					fmt.Sprintf("%#x -> %#x%s: a kprobe handler may set it in pt_regs, so the trampoline must reload it", inv.Before[i], inv.After[i], clobberNote(i, inv.After[i])))
+					fmt.Sprintf("%#x -> %#x%s: a kprobe handler may set it in pt_regs, so the trampoline must reload it", inv.Before[i], inv.After[i], clobberNote(inv, i, inv.After[i])))
 			}
 		}
 	}
@@ -380,11 +478,11 @@ func savedInFrame(inv *harness.Invocation, reg int) bool {
 	return false
 }
 
-func clobberNote(i int, v uint64) string {
-	if v == emu.ClobberValue(i) {
+func clobberNote(inv *harness.Invocation, i int, v uint64) string {
+	if v == inv.Clobbered[i] {
 		return ": the value a C function left there"
 	}
-	if v>>48 == harness.Poison(0)>>48 {
+	if v>>48 == inv.PoisonXor>>48 {
 		return ": stack poison (loaded from a slot nobody wrote)"
 	}
 	return ""
@@ -397,12 +495,18 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 	if a.Link < 0 {
 		callSP += 8 // x86-64: sp before the call pushed the return address
 	}
-	if callSP%8 != 0 {
-		z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("sp not 8-byte aligned at the call to %s", hc.Name),
+	align := z.conv.callAlign
+	if align == 0 {
+		align = 8
+	}
+	if callSP%align != 0 {
+		z.col.add(Stack, "", z.reg(a.SP), fmt.Sprintf("sp not %d-byte aligned at the call to %s", align, hc.Name),
 			fmt.Sprintf("sp = %#x", callSP))
 	}
-	if a.Name == "s390x" {
-		z.backchain(inv, hc)
+	if z.conv.callChain != nil {
+		if summary, detail := z.conv.callChain(inv, hc); summary != "" {
+			z.col.add(Backchain, "", "", summary, detail)
+		}
 	}
 	if hc.Layout != nil && hc.Base < callSP+z.conv.calleeArea {
 		// The C function's own frame (and any interrupt) would overwrite
@@ -450,7 +554,7 @@ func (z *analyzer) graphFunc(inv *harness.Invocation, hc *harness.HostCall) {
 	}
 	if hc.GraphFunc != ip {
 		z.col.add(WrongValue, "", "", "prepare_ftrace_return was given the wrong traced function",
-			fmt.Sprintf("%s, want %s (decoded as the %s era calls it)", z.where(hc.GraphFunc), z.where(ip), z.h.Setup.Entry.Name))
+			fmt.Sprintf("%s, want %s (decoded as the %s era calls it)", z.where(hc.GraphFunc), z.where(ip), z.s.Setup.Entry.Name))
 	}
 }
 
@@ -459,7 +563,7 @@ func (z *analyzer) graphFunc(inv *harness.Invocation, hc *harness.HostCall) {
 func (z *analyzer) graphEntryArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
 	if z.conv.graphEntryArgs != nil {
-		for _, w := range z.conv.graphEntryArgs(inv, z.h.Setup.Entry.PrepareABI(a)) {
+		for _, w := range z.conv.graphEntryArgs(inv, z.s.Setup.Entry.PrepareABI(a)) {
 			if got := hc.Regs[a.Args[w.Index]]; got != w.Want {
 				z.col.add(WrongValue, "", z.reg(a.Args[w.Index]), fmt.Sprintf("prepare_ftrace_return argument %s is wrong", w.Name),
 					fmt.Sprintf("%s, want %s", z.where(got), z.where(w.Want)))
@@ -468,28 +572,29 @@ func (z *analyzer) graphEntryArgs(inv *harness.Invocation, hc *harness.HostCall)
 	}
 }
 
-// backchain: from r15 at the call, the chain must reach the traced
-// function's caller (r15 at trampoline entry) and then the driver's frame.
-func (z *analyzer) backchain(inv *harness.Invocation, hc *harness.HostCall) {
-	caller, driver := inv.Before[z.a.SP], z.h.DriverSP()
+// chainReaches reports whether a frame chain walked at a host call reaches
+// the traced function's caller (sp at trampoline entry) and, after it, the
+// driver's frame; when not, what it misses.
+func chainReaches(inv *harness.Invocation, chain []uint64, sp int) (ok bool, missing string) {
+	caller, driver := inv.Before[sp], inv.DriverSP
 	seenCaller := false
-	for _, f := range hc.Backchain {
+	for _, f := range chain {
 		if f == caller {
 			seenCaller = true
 		}
 		if f == driver && seenCaller {
-			return
+			return true, ""
 		}
 	}
-	what := "the traced function's caller"
 	if seenCaller {
-		what = "the driver's frame"
+		return false, "the driver's frame"
 	}
-	z.col.add(Backchain, "", "", fmt.Sprintf("back chain from r15 at the call to %s does not reach %s", hc.Name, what),
-		fmt.Sprintf("chain %s", z.chainText(hc.Backchain, caller)))
+	return false, "the traced function's caller"
 }
 
-func (z *analyzer) chainText(chain []uint64, caller uint64) string {
+// chainText shows a frame chain, addresses near the caller's sp relative
+// to it (R+n).
+func chainText(chain []uint64, caller uint64) string {
 	s := ""
 	for i, f := range chain {
 		if i > 0 {
@@ -519,7 +624,7 @@ func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	args := []struct {
 		name string
 		want uint64
-	}{{"ip", ip}, {"parent_ip", parent}, {"op", z.h.K.FunctionTraceOp}}
+	}{{"ip", ip}, {"parent_ip", parent}, {"op", inv.Ops}}
 	for i, w := range args {
 		got := hc.Regs[a.Args[i]]
 		if got != w.want {
@@ -560,7 +665,7 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 		if z.conv.ignoreBits != nil {
 			ignore = z.conv.ignoreBits(sl)
 		}
-		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, z.h, sl); ok && st.Value&^ignore != want&^ignore {
+		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, sl); ok && st.Value&^ignore != want&^ignore {
 			z.col.add(WrongValue, sl.Name, "", fmt.Sprintf("%s does not hold what it means", sl.Name),
 				fmt.Sprintf("%s, want %s", z.valueText(inv, st.Value), z.valueText(inv, want)))
 		}
@@ -581,7 +686,7 @@ func (z *analyzer) valueText(inv *harness.Invocation, v uint64) string {
 	return z.where(v)
 }
 
-func loadedBy(acc []emu.Access, addr uint64, size int) bool {
+func loadedBy(acc []harness.Access, addr uint64, size int) bool {
 	for _, x := range acc {
 		if x.Load && x.Addr < addr+uint64(size) && addr < x.Addr+uint64(x.Size) {
 			return true
@@ -686,12 +791,12 @@ func (z *analyzer) ran() {
 	if z.runs == 0 {
 		what := "no traced call reached it"
 		if z.t.Role == trampolines.Exit {
-			what = "no traced call was hooked by the graph entry path of " + z.h.Setup.Entry.Name
+			what = "no traced call was hooked by the graph entry path of " + z.s.Setup.Entry.Name
 		}
 		z.col.add(Control, "", "", fmt.Sprintf("%s (%s) never ran", z.roleName(), z.t.Symbol), what)
 		return
 	}
-	if z.t.Role == trampolines.Entry && z.h.Setup.Entry.Graph == trampolines.GraphViaCaller && z.h.K.GraphActive() && z.h.Prepares == 0 {
+	if z.t.Role == trampolines.Entry && z.s.Setup.Entry.Graph == trampolines.GraphViaCaller && z.graphActive && z.prepares == 0 {
 		z.col.add(Control, "", "", "the graph path did not run: prepare_ftrace_return was not called although a graph user is registered",
 			"ftrace_graph_call -> ftrace_graph_caller -> prepare_ftrace_return")
 	}

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"trampemu/harness"
@@ -21,7 +20,7 @@ type Config struct {
 	Partner *harness.Tramp
 	// Workloads to run; nil: all of the arch.
 	Workloads []string
-	Scenario  harness.Scenario
+	Scenario  harness.UserSet
 	// Calls per workload, each with a fresh random register file and
 	// arguments; 0 means 8.
 	Calls int
@@ -76,7 +75,7 @@ func Run(cfg Config) ([]Result, error) {
 		wls = harness.WorkloadNames(a)
 	}
 	if cfg.Scenario.Name == "" {
-		s, _ := harness.FindScenario("default")
+		s, _ := harness.FindUserSet("default")
 		cfg.Scenario = s
 	}
 	if cfg.Calls <= 0 {
@@ -107,23 +106,21 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	if m := cfg.Tramp.Model; m != nil {
 		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
 	}
-	var z *analyzer
 	var irq trampolines.Role
 	if !cfg.NoInterrupts {
 		irq = cfg.Tramp.Role
 	}
-	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq,
-		OnCall: func(c *harness.Call) {
-			if cfg.Observe != nil {
-				cfg.Observe(c)
-			}
-			z.call(c)
-		}}, cfg.Scenario)
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq}, cfg.Scenario)
 	if err != nil {
 		return res, err
 	}
 	defer h.Close()
-	z = newAnalyzer(h, cfg.Tramp)
+	unit := h.MeasureUnit(cfg.Tramp)
+	z, err := newAnalyzer(Subject{Arch: a, Tramp: cfg.Tramp, Setup: setup, Unit: unit, Describe: h.Describe,
+		Insn: func(pc uint64) string { return insnText(h.Image, pc) }})
+	if err != nil {
+		return res, err
+	}
 	if cfg.Started != nil {
 		if err := cfg.Started(h); err != nil {
 			return res, err
@@ -140,9 +137,10 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		return c
 	}
 	h.M.ResetCounts()
-	unit := h.MeasureUnit(cfg.Tramp)
 	// Batches of calls, each one emulator run with its own time limit: a
 	// hang is caught per batch, and a slow machine (or -race) still finishes.
+	// Each run returns its observations, which the analysis takes after
+	// the run (never inside the emulator's callbacks).
 	// The Calls calls run uninterrupted (the baseline the interrupted runs'
 	// findings are compared with); with interrupts on, more calls follow,
 	// every run interrupted at the next boundary, until every executed
@@ -151,14 +149,23 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	calls, extra, restarts := cfg.Calls, 0, 0
 	for done := 0; done < calls; {
 		n := min(callBatch, calls-done)
-		runErr := h.RunCalls(n, gen)
+		b := h.RunBatch(n, gen)
 		done += n
 		if genErr != nil {
 			return res, genErr
 		}
-		if runErr != nil {
-			irqCut := z.cutShort != nil && z.cutShort.Interrupted
-			z.runError(runErr)
+		if cfg.Observe != nil {
+			for _, c := range b.Calls {
+				cfg.Observe(c)
+			}
+		}
+		z.batch(b)
+		irqCut := z.cutShort != nil && z.cutShort.Interrupted
+		if b.Stop != nil {
+			z.runStop(b.Stop)
+		}
+		h.Recycle(b) // analysed: the next run reuses the invocations
+		if b.Stop != nil {
 			if irqCut && restarts < maxIrqRestarts {
 				// The modelled interrupt broke the run: the finding is
 				// recorded, the next batch starts from the driver again
@@ -170,7 +177,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			break // the machine's state is not to be trusted any more
 		}
 		if done == calls && irq != "" && extra < maxInterruptCalls {
-			if miss := z.missingBoundaries(unit); miss > 0 {
+			if miss := z.missingBoundaries(executedBoundaries(h.Image, h.M.Blocks(), unit)); miss > 0 {
 				h.SetInterrupting(true)
 				// Each run takes one boundary: enough calls for miss+1
 				// runs at the runs per call seen so far.
@@ -181,49 +188,16 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			}
 		}
 	}
-	// An instruction the tool cannot describe matters where it ran (a whole
-	// kernel file carries code no traced call reaches: rethook, direct
-	// trampolines).
 	blocks := h.M.Blocks()
-	for _, in := range h.Unknown {
-		for _, b := range blocks {
-			if b.Count > 0 && in.Addr >= b.Addr && in.Addr < b.Addr+uint64(b.Size) {
-				z.col.add(Fault, "", "", "instruction with memory accesses the tool cannot describe (not probed, not counted)",
-					h.Describe(in.Addr)+": "+in.Text)
-				break
-			}
-		}
-	}
+	z.unknownRan(unknownExecuted(h.Unknown, blocks))
 	z.finish()
-	res.Findings = z.col.findings()
-	res.OK = res.Errors() == 0
-
-	m, _ := unitCost(h.Image, h.M.Blocks(), unit)
+	m, _ := unitCost(h.Image, blocks, unit)
+	z.fill(&res, m)
 	if cfg.Tramp.Measure != "" && m.Instructions == 0 {
 		res.Findings = append(res.Findings, Finding{Kind: Control, Severity: Control.Severity(), Count: 1,
 			Summary: cfg.Tramp.Measure + " never ran", Message: cfg.Tramp.Measure + " never ran: no traced call reached it"})
 		res.OK = false
 	}
-	res.Metrics = m.per(z.runs)
-	z.unwindMetrics(&res.Metrics, unit)
-	res.Metrics.StackBytes = int(z.stackUsed)
-	if z.linesRuns > 0 {
-		res.Metrics.CacheLines = float64(z.lines) / float64(z.linesRuns)
-	}
-	for s := range z.written {
-		res.Metrics.Written = append(res.Metrics.Written, s)
-	}
-	order := map[string]int{}
-	layout := a.Frame
-	if cfg.Tramp.ExitABI == trampolines.ExitRetRegs {
-		layout = a.RetRegs
-	}
-	for i, s := range layout.Slots {
-		order[s.Name] = i
-	}
-	sort.Slice(res.Metrics.Written, func(i, j int) bool {
-		return order[res.Metrics.Written[i]] < order[res.Metrics.Written[j]]
-	})
 	return res, nil
 }
 

@@ -1,6 +1,9 @@
 package check
 
 import (
+	"fmt"
+	"slices"
+
 	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
@@ -12,7 +15,8 @@ import (
 // the structure they hand to C.
 type convention struct {
 	// keep lists the registers that must come back unchanged (the stack
-	// pointer and, on s390x, r14 are checked separately).
+	// pointer and the link register are checked separately); built from
+	// the ABI roles by entryKept and exitKept.
 	keep map[trampolines.Role][]int
 	// keepFullRegs lists the registers that must also come back unchanged
 	// when the trampoline handed full pt_regs with them saved to a
@@ -28,7 +32,7 @@ type convention struct {
 	// meaning is the value a slot must hold when written, from the
 	// registers at trampoline entry; ok false when the slot has no fixed
 	// meaning.
-	meaning func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool)
+	meaning func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, s regs.Slot) (uint64, bool)
 	// frameWords, when set, checks the words an entry trampoline leaves
 	// above its entry sp for the unwinder (above: AboveWindow bytes from
 	// the entry sp after the run); it returns what is wrong, one line each.
@@ -41,6 +45,13 @@ type convention struct {
 	graphEntryArgs func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant
 	// ignoreBits are bits of a slot not compared with its meaning (nil: none).
 	ignoreBits func(s regs.Slot) uint64
+	// callAlign is the alignment sp must have at a call into C (0: 8).
+	callAlign uint64
+	// callChain, when set, checks the frame chain the harness walked from
+	// sp at a host call (HostCall.Backchain: s390x back chains; the same
+	// hook serves a frame-record chain): it returns the summary and the
+	// example of a backchain finding, or "" when the chain is sound.
+	callChain func(inv *harness.Invocation, hc *harness.HostCall) (summary, example string)
 }
 
 // argWant is what argument Index (of the argument registers) must hold.
@@ -50,11 +61,58 @@ type argWant struct {
 	Want  uint64
 }
 
-func conventionOf(a *regs.Arch) convention {
-	if a.Name == "s390x" {
-		return s390xConvention(a)
+// conventions holds each arch's convention by arch name, registered by the
+// per-arch files (x86_64.go, s390x.go), as harness/arch.go holds its hooks.
+var conventions = map[string]func(a *regs.Arch) convention{}
+
+// conventionOf returns the arch's convention, or an error naming the arch.
+func conventionOf(a *regs.Arch) (convention, error) {
+	if c, ok := conventions[a.Name]; ok {
+		return c(a), nil
 	}
-	return x86Convention(a)
+	return convention{}, fmt.Errorf("check: no convention for architecture %s", a.Name)
+}
+
+// entryKept is what an entry trampoline must hand the traced function as
+// its caller left it, from the ABI roles: the argument registers (the
+// function has not read them yet) and the callee-saved registers (sp is
+// checked apart), plus extra, registers the kernel convention adds. In
+// register order.
+func entryKept(a *regs.Arch, extra ...int) []int {
+	return regSet(a, slices.Concat(a.Args, a.CalleeSaved, extra), a.SP)
+}
+
+// exitKept is what return_to_handler must hand the traced function's
+// caller as the traced function returned it: the return registers and the
+// callee-saved registers (sp is checked apart). In register order.
+func exitKept(a *regs.Arch) []int {
+	return regSet(a, slices.Concat(a.Ret, a.CalleeSaved), a.SP)
+}
+
+// volatileAfterReturn are the registers a function may leave anything in
+// that carry nothing at its return: the volatile ones without the return
+// registers, the entry scratch, the link register and the flags. In
+// register order.
+func volatileAfterReturn(a *regs.Arch) []int {
+	out := []int{}
+	for _, i := range regSet(a, a.Volatile) {
+		if !slices.Contains(a.Ret, i) && !a.IsEntryScratch(i) && i != a.Link && i != a.Flags {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// regSet is the registers of in, without those of drop, each once, in
+// register order.
+func regSet(a *regs.Arch, in []int, drop ...int) []int {
+	var out []int
+	for i := range a.Regs {
+		if slices.Contains(in, i) && !slices.Contains(drop, i) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func regsByName(a *regs.Arch, names ...string) []int {

@@ -1,9 +1,14 @@
 package check
 
 import (
+	"slices"
+
 	"trampemu/asm"
 	"trampemu/emu"
 )
+
+// The runner's side of the counters: package emu's block counts, read
+// after a run, turned into the plain data the analysis takes.
 
 // unitCost sums the static facts of the executed blocks inside unit, each
 // weighted by its execution count (the counts kept in C by emu).
@@ -45,4 +50,47 @@ func (m Metrics) per(n uint64) Metrics {
 	m.StoreBytes /= f
 	m.Calls = n
 	return m
+}
+
+// executedBoundaries lists the instructions inside u of the blocks that
+// ran (from the C block counts): the boundaries the interrupt model must
+// visit.
+func executedBoundaries(im *asm.Image, blocks []emu.Block, u asm.Unit) []uint64 {
+	d := asm.ForImage(im)
+	var out []uint64
+	for _, b := range blocks {
+		if b.Count == 0 || !u.Contains(b.Addr) {
+			continue
+		}
+		ins, _ := asm.Listing(im, d, b.Addr, b.Addr+uint64(b.Size))
+		for _, in := range ins {
+			out = append(out, in.Addr)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// unknownExecuted returns the instructions of unknown that lie in a block
+// that ran.
+func unknownExecuted(unknown []asm.Inst, blocks []emu.Block) []asm.Inst {
+	var out []asm.Inst
+	for _, in := range unknown {
+		for _, b := range blocks {
+			if b.Count > 0 && in.Addr >= b.Addr && in.Addr < b.Addr+uint64(b.Size) {
+				out = append(out, in)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// insnText disassembles the instruction at pc ("?" when it cannot).
+func insnText(im *asm.Image, pc uint64) string {
+	in, err := asm.ForImage(im).Decode(im.Bytes(pc, 16), pc)
+	if err != nil {
+		return "?"
+	}
+	return in.Text
 }

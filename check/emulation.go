@@ -92,7 +92,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	em.Entry, em.Exit = entry.Name, exit.Name
 	setup := harness.Setup{Arch: a, Entry: entry, Exit: exit}
 	start := func(scenario string) (*harness.Harness, error) {
-		sc, err := harness.FindScenario(scenario)
+		sc, err := harness.FindUserSet(scenario)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ func BenchmarkRawUnicorn(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				sc, err := harness.FindScenario("function")
+				sc, err := harness.FindUserSet("function")
 				if err != nil {
 					b.Fatal(err)
 				}

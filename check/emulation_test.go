@@ -48,7 +48,7 @@ func TestSameStreamCatchesADifferentStream(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sc, err := harness.FindScenario(scenario)
+				sc, err := harness.FindUserSet(scenario)
 				if err != nil {
 					t.Fatal(err)
 				}

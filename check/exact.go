@@ -75,18 +75,11 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	if err != nil {
 		return ex, err
 	}
-	sc, err := harness.FindScenario("default")
+	sc, err := harness.FindUserSet("default")
 	if err != nil {
 		return ex, err
 	}
-	var runs uint64
-	h, err := harness.Start(setup, harness.Options{Checks: true, Timeout: 60 * time.Second, OnCall: func(c *harness.Call) {
-		for _, inv := range c.Invocations {
-			if inv.Role == v.Role {
-				runs++
-			}
-		}
-	}}, sc)
+	h, err := harness.Start(setup, harness.Options{Checks: true, Timeout: 60 * time.Second}, sc)
 	if err != nil {
 		return ex, err
 	}
@@ -104,12 +97,20 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	if err != nil {
 		return ex, err
 	}
-	runErr := h.RunChecked(calls)
+	b := h.RunBatch(len(calls), func(i int) *harness.Call { return calls[i] })
 	if err := ec.Close(); err != nil {
 		return ex, err
 	}
-	if runErr != nil {
-		return ex, fmt.Errorf("%s %s: %w", a.Name, v.Name, runErr)
+	if b.Stop != nil {
+		return ex, fmt.Errorf("%s %s: %w", a.Name, v.Name, b.Stop.Err)
+	}
+	var runs uint64
+	for _, c := range b.Calls {
+		for _, inv := range c.Invocations {
+			if inv.Role == v.Role {
+				runs++
+			}
+		}
 	}
 	if runs == 0 {
 		return ex, fmt.Errorf("%s %s: the trampoline never ran in %d calls of add", a.Name, v.Name, ExactCalls)

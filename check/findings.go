@@ -1,6 +1,3 @@
-// Package check turns the harness's observations of trampoline runs into
-// findings (ARCHITECTURE.md's vocabulary) and cost metrics, per variant,
-// workload and scenario. It decides; it does not print.
 package check
 
 import (

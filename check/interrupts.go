@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"trampemu/asm"
 	"trampemu/harness"
@@ -101,38 +100,17 @@ func exampleOf(f *Finding) string {
 }
 
 func (z *analyzer) insnText(pc uint64) string {
-	im := z.h.Image
-	in, err := asm.ForImage(im).Decode(im.Bytes(pc, 16), pc)
-	if err != nil {
+	if z.s.Insn == nil {
 		return "?"
 	}
-	return in.Text
+	return z.s.Insn(pc)
 }
 
-// executedBoundaries lists the instructions of the trampoline under test
-// that ran (from the C block counts): the boundaries the interrupt model
-// must visit.
-func executedBoundaries(h *harness.Harness, u asm.Unit) []uint64 {
-	im := h.Image
-	d := asm.ForImage(im)
-	var out []uint64
-	for _, b := range h.M.Blocks() {
-		if b.Count == 0 || !u.Contains(b.Addr) {
-			continue
-		}
-		ins, _ := asm.Listing(im, d, b.Addr, b.Addr+uint64(b.Size))
-		for _, in := range ins {
-			out = append(out, in.Addr)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return slices.Compact(out)
-}
-
-// missingBoundaries counts the executed boundaries not interrupted yet.
-func (z *analyzer) missingBoundaries(u asm.Unit) int {
+// missingBoundaries counts the executed boundaries (the instructions of
+// the trampoline under test that ran) not interrupted yet.
+func (z *analyzer) missingBoundaries(executed []uint64) int {
 	n := 0
-	for _, pc := range executedBoundaries(z.h, u) {
+	for _, pc := range executed {
 		if !z.boundaries[pc] {
 			n++
 		}

@@ -2,8 +2,8 @@ package check
 
 import (
 	"fmt"
-	"trampemu/ftrace"
 
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -22,14 +22,18 @@ import (
 //     slot (136), and the entry trampoline writes the linkage words of its
 //     24-byte frame for the traced function (TRACED_FUNC_FRAME_SIZE: the
 //     r14/r15/back-chain slots of a frame at sp-24 fall on 112-135).
+func init() { conventions[regs.S390X.Name] = s390xConvention }
+
 func s390xConvention(a *regs.Arch) convention {
 	return convention{
 		keep: map[trampolines.Role][]int{
-			trampolines.Entry: regsByName(a, "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13"),
-			trampolines.Exit:  regsByName(a, "r2", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13"),
+			// The arguments r2-r6 and callee-saved r6-r13: every register
+			// but the entry scratch r0/r1, r14 and r15.
+			trampolines.Entry: entryKept(a),
+			trampolines.Exit:  exitKept(a),
 		},
 		volatileInfo: map[trampolines.Role][]int{
-			trampolines.Exit: regsByName(a, "r3", "r4", "r5"),
+			trampolines.Exit: volatileAfterReturn(a), // r3-r5
 		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool {
 			switch {
@@ -42,7 +46,10 @@ func s390xConvention(a *regs.Arch) convention {
 			}
 			return false
 		},
-		wantSP:     func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		wantSP: func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
+		callChain: func(inv *harness.Invocation, hc *harness.HostCall) (string, string) {
+			return s390xBackchain(a, inv, hc)
+		},
 		frameWords: func(inv *harness.Invocation, above []byte) []string { return s390xTracedFrame(a, inv, above) },
 		// The caller of a C function provides the 160-byte register save
 		// area at its sp, which the callee writes (s390x ELF ABI, "Stack
@@ -71,7 +78,7 @@ func s390xConvention(a *regs.Arch) convention {
 			}
 			return 0
 		},
-		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool) {
+		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, s regs.Slot) (uint64, bool) {
 			b := inv.Before
 			switch s.Name {
 			case "psw.addr":
@@ -140,4 +147,17 @@ func s390xTracedFrame(a *regs.Arch, inv *harness.Invocation, above []byte) []str
 		}
 	}
 	return out
+}
+
+// s390xBackchain: from r15 at a call into C, the back chain (each frame's
+// word at __SF_BACKCHAIN, what the unwinder follows: arch/s390/kernel/
+// unwind_bc.c, v6.x) must reach the traced function's caller (r15 at
+// trampoline entry) and then the driver's frame.
+func s390xBackchain(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCall) (summary, example string) {
+	ok, missing := chainReaches(inv, hc.Backchain, a.SP)
+	if ok {
+		return "", ""
+	}
+	return fmt.Sprintf("back chain from r15 at the call to %s does not reach %s", hc.Name, missing),
+		fmt.Sprintf("chain %s", chainText(hc.Backchain, inv.Before[a.SP]))
 }

@@ -20,7 +20,7 @@ type Speed struct {
 // times them. With checks, the observation hooks are on (the checked
 // driver, probes, poison); without, the fast driver runs with none.
 func MeasureSpeed(setup harness.Setup, workload string, n uint64, checks bool) (Speed, error) {
-	sc, err := harness.FindScenario("function-graph")
+	sc, err := harness.FindUserSet("function-graph")
 	if err != nil {
 		return Speed{}, err
 	}

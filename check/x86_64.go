@@ -19,11 +19,16 @@ import (
 //   - Above the entry sp only the return-address slot may change (RIP
 //     write-back); everything else there belongs to the traced function's
 //     caller. No red zone: below sp is free.
+func init() { conventions[regs.X86_64.Name] = x86Convention }
+
 func x86Convention(a *regs.Arch) convention {
 	return convention{
 		keep: map[trampolines.Role][]int{
-			trampolines.Entry: regsByName(a, "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "rbp", "rbx", "r12", "r13", "r14", "r15"),
-			trampolines.Exit:  regsByName(a, "rax", "rdx", "rbp", "rbx", "r12", "r13", "r14", "r15"),
+			// rax is no argument register, but a variadic function gets
+			// the number of vector registers used in %al (System V AMD64
+			// ABI 3.5.7), so the fentry call site's rax must survive too.
+			trampolines.Entry: entryKept(a, a.MustReg("rax")),
+			trampolines.Exit:  exitKept(a),
 		},
 		// ftrace_regs_caller reloads r15 r14 r13 r12 r10 rbx from pt_regs
 		// after the callbacks, then restore_mcount_regs, and pops EFLAGS
@@ -50,7 +55,7 @@ func x86Convention(a *regs.Arch) convention {
 			}
 			return inv.Before[sp]
 		},
-		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, h *harness.Harness, s regs.Slot) (uint64, bool) {
+		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, s regs.Slot) (uint64, bool) {
 			b := inv.Before
 			switch s.Name {
 			case "RSP":

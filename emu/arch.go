@@ -3,13 +3,15 @@ package emu
 import (
 	"fmt"
 
+	"trampemu/asm"
 	"trampemu/regs"
 )
 
 // machineArch is the per-arch surface of package emu, one value per guest
 // architecture filled in that arch's file (x86_64.go, s390x.go), the way
-// cmd/link/internal/amd64.Init hands ld.Arch to the generic linker. Generic
-// code calls these hooks and never compares arch names.
+// cmd/link/internal/amd64.Init hands ld.Arch to the generic linker (x86_64.go,
+// s390x.go, arm64.go). Generic code calls these hooks and never compares
+// arch names.
 type machineArch struct {
 	arch *regs.Arch
 	// physLayout assigns a physical address to each region of the memory
@@ -29,10 +31,18 @@ type machineArch struct {
 	// its value (s390x: writing the PSW mask also sets the condition code),
 	// so SetRegs writes it only when it differs.
 	flagsWriteHasEffects bool
+	// faultAtBlockStart: a memory fault leaves the pc at the start of the
+	// translated block, not at the faulting instruction (Unicorn 2.1.1's
+	// arm64 syncs the pc only at block boundaries); Run then finds the
+	// instruction (faultingInsn).
+	faultAtBlockStart bool
+	// insnSize is the length of every instruction on a fixed-width arch
+	// (arm64: 4), 0 for variable-length ones; see disassemblerFor.
+	insnSize int
 }
 
 // machineArches lists the hooks of every supported architecture.
-var machineArches = []*machineArch{x86Machine, s390Machine}
+var machineArches = []*machineArch{x86Machine, s390Machine, arm64Machine}
 
 // machineArchOf returns the hooks of the arch, or an error naming it.
 func machineArchOf(a *regs.Arch) (*machineArch, error) {
@@ -42,4 +52,20 @@ func machineArchOf(a *regs.Arch) (*machineArch, error) {
 		}
 	}
 	return nil, fmt.Errorf("emu: no machine support for architecture %s", a.Name)
+}
+
+// disassemblerFor returns package asm's disassembler for the arch (naming
+// addresses with sym, which may be nil). While asm has none for a
+// fixed-width arch (arm64 before asm/arm64.go), it returns a decoder of
+// instruction lengths only, which keeps block counts exact and shows the
+// instruction word in errors.
+func disassemblerFor(h *machineArch, sym asm.Symbolizer) (d asm.Disassembler) {
+	if h.insnSize > 0 {
+		defer func() {
+			if recover() != nil {
+				d = fixedWidthDis{h.insnSize}
+			}
+		}()
+	}
+	return asm.NewDisassembler(h.arch, sym)
 }

@@ -42,6 +42,7 @@ type Error struct {
 	Size     int
 	HasAddr  bool
 	Regs     regs.RegFile
+	Note     string // what else the reader must know ("pc is the start of the translated block ...")
 	Executed uint64 // instructions run before the stop
 	Err      error  // KindHost: the host function's error
 }
@@ -55,13 +56,18 @@ func (e *Error) Error() string {
 	if e.HasAddr {
 		fmt.Fprintf(&b, " (address %#x, %d bytes)", e.Addr, e.Size)
 	}
+	if e.Note != "" {
+		fmt.Fprintf(&b, "\n  %s", e.Note)
+	}
 	if e.Err != nil {
 		fmt.Fprintf(&b, "\n  %v", e.Err)
 	}
 	fmt.Fprintf(&b, "\n  after %d instructions; registers:\n", e.Executed)
-	if a, err := regs.ArchByName(e.Arch); err == nil {
-		for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
-			b.WriteString("    " + l + "\n")
+	for _, a := range regs.AllArches {
+		if a.Name == e.Arch {
+			for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
+				b.WriteString("    " + l + "\n")
+			}
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -136,7 +136,7 @@ func New(a *regs.Arch) (*Machine, error) {
 		m.Close()
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
-	m.dis = asm.NewDisassembler(a, nil)
+	m.dis = disassemblerFor(hooks, nil)
 	return m, nil
 }
 
@@ -196,7 +196,7 @@ func (m *Machine) Load(im *asm.Image) error {
 		}
 	}
 	m.Image = im
-	m.dis = asm.ForImage(im)
+	m.dis = disassemblerFor(m.hooks, im.Lookup)
 	return m.FlushCode(m.Arch.Memory.Text.Base, m.Arch.Memory.Stubs.End())
 }
 
@@ -420,6 +420,8 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 			if e.HasAddr {
 				e.PC = e.Addr
 			}
+		} else if m.hooks.faultAtBlockStart && e.HasAddr {
+			m.faultingInsn(e, uerr == C.UC_ERR_WRITE_UNMAPPED || uerr == C.UC_ERR_WRITE_PROT)
 		}
 	case m.c.stop == C.TM_STOP_LIMIT:
 		e.Kind, e.Detail = KindLimit, fmt.Sprintf("instruction limit of %d reached", opt.Limit)
@@ -460,6 +462,41 @@ func (m *Machine) insnAt(pc uint64) (in asm.Inst, code []byte, mapped bool, err 
 	}
 	in, err = m.dis.Decode(code, pc)
 	return in, code, true, err
+}
+
+// maxBlockInsns bounds the walk of faultingInsn (QEMU's TCG_MAX_INSNS is 512).
+const maxBlockInsns = 512
+
+// faultingInsn moves e.PC from the start of the translated block (where an
+// arch with faultAtBlockStart leaves it) to the first instruction of the
+// block with a load (store) covering the faulting address, computed from
+// the registers at the fault: the instructions before it have run, it has
+// not. Without memory facts for an instruction on the way the pc stays and
+// the detail says so.
+func (m *Machine) faultingInsn(e *Error, store bool) {
+	pc := e.PC
+	for i := 0; i < maxBlockInsns; i++ {
+		in, _, mapped, err := m.insnAt(pc)
+		if !mapped || err != nil || !in.MemKnown {
+			e.Note = "pc is the start of the translated block: the faulting instruction is at or after it"
+			return
+		}
+		for _, r := range in.Mem {
+			if (store && !r.Store) || (!store && !r.Load) {
+				continue
+			}
+			a := r.Addr(func(i int) uint64 { return e.Regs[i] })
+			if e.Addr >= a && e.Addr-a < uint64(max(r.Size, 1)) {
+				e.PC, e.Regs[m.Arch.PC] = pc, pc
+				return
+			}
+		}
+		if in.Flow != asm.FlowNone {
+			break // a block ends at its first branch
+		}
+		pc += uint64(in.Len)
+	}
+	e.Note = "pc is the start of the translated block: no instruction of it accesses the faulting address"
 }
 
 // faultSize is the access size of the instruction at e.PC, when known.

@@ -338,6 +338,7 @@ static bool tm_mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 	m->fault_type = (int)type;
 	m->fault_addr = addr;
 	m->fault_size = size;
+	uc_reg_read(uc, m->reg_ids[m->pc_index], &m->fault_pc);
 	return false;
 }
 
@@ -367,6 +368,7 @@ uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit) {
 	m->fault_type = 0;
 	m->fault_addr = 0;
 	m->fault_size = 0;
+	m->fault_pc = 0;
 	m->in_watch = 0;
 	m->timed_out = 0;
 	// No Unicorn timeout: its watchdog thread polls every 2 us and takes a

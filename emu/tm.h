@@ -117,6 +117,7 @@ typedef struct tm {
 	int fault_type;
 	uint64_t fault_addr;
 	int fault_size;
+	uint64_t fault_pc; // the pc the invalid-memory hook read
 
 	uc_hook h_block, h_host, h_intr, h_mem;
 	uc_hook h_trace; // per-instruction Go tracer (debugging; slow), or 0

@@ -34,7 +34,9 @@ type Options struct {
 	// OnCall, when set, is called as each call of RunChecked completes (and
 	// for a call cut short by a failed run), with its invocations; they are
 	// recycled after it returns, so it must not keep them. Without OnCall,
-	// calls keep their invocations.
+	// calls keep their invocations. It runs inside the emulator's host
+	// call: analysis takes RunBatch's observations after the run instead;
+	// OnCall is for streaming many calls (benchmarks).
 	OnCall func(*Call)
 }
 
@@ -63,7 +65,8 @@ type Harness struct {
 	Unknown []asm.Inst
 
 	driverSP uint64
-	rth      uint64 // return_to_handler
+	facts    RunFacts // copied into every invocation
+	rth      uint64   // return_to_handler
 	// The runtime's fast-driver target word and the drivers' exit.
 	targetWord, exitAddr uint64
 	// The checked driver's call table and its cursor and end words
@@ -86,8 +89,10 @@ type Harness struct {
 	inv           *Invocation
 	mem           recMem
 	obs           observer
-	free          []*Invocation // recycled invocations (with OnCall)
-	probing       int           // invocations left to probe (-1: all)
+	free          []*Invocation // recycled invocations (with OnCall, Recycle)
+	collecting    bool          // RunBatch: finished calls go to collected
+	collected     []*Call
+	probing       int // invocations left to probe (-1: all)
 	probesStopped bool
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
 	unwind        unwinder      // the arch's unwinder rule (interrupts on)
@@ -120,9 +125,9 @@ func New(s Setup, o Options) (*Harness, error) {
 }
 
 // Start is New, then Install(sc), then Enable: a machine with the
-// scenario's users registered and every call site tracing (in that order:
+// user set's users registered and every call site tracing (in that order:
 // enabling turns on the graph path the registered users need).
-func Start(s Setup, o Options, sc Scenario) (*Harness, error) {
+func Start(s Setup, o Options, sc UserSet) (*Harness, error) {
 	h, err := New(s, o)
 	if err != nil {
 		return nil, err
@@ -169,6 +174,10 @@ func (h *Harness) init() error {
 		return err
 	}
 	h.K = k
+	h.facts = RunFacts{Ops: k.FunctionTraceOp, DriverSP: h.driverSP, PoisonXor: emu.PoisonXor}
+	for i := range h.facts.Clobbered {
+		h.facts.Clobbered[i] = emu.ClobberValue(i)
+	}
 
 	clobber := !h.Opts.NoClobber
 	binds := []struct {
@@ -456,9 +465,6 @@ func (h *Harness) ExitUnit() asm.Unit { return h.exitUnit }
 
 // RTH is return_to_handler's address.
 func (h *Harness) RTH() uint64 { return h.rth }
-
-// DriverSP is the driver's stack pointer: the traced functions' caller sp.
-func (h *Harness) DriverSP() uint64 { return h.driverSP }
 
 func (h *Harness) runOpts() emu.RunOptions {
 	return emu.RunOptions{Limit: h.Opts.Limit, Timeout: h.Opts.Timeout}

@@ -6,12 +6,6 @@ import (
 	"trampemu/trampolines"
 )
 
-// Poison is the pattern written over the stack below a trampoline's entry
-// sp before it runs: a slot that still holds it when C code reads it was
-// never written by this invocation. The pattern's home is emu.Poison; this
-// name stays for package check until check takes plain observation data.
-func Poison(addr uint64) uint64 { return emu.Poison(addr) }
-
 // poisoned reports whether the n bytes at addr still hold the poison
 // pattern of the words they fall in (any alignment), i.e. whether nothing
 // wrote them since the invocation began; only bytes inside [lo, hi) count.
@@ -50,10 +44,38 @@ const PoisonDepth = 640
 // write except where its ABI lets it).
 const AboveWindow = emu.WatchAbove
 
+// Access is one probed load or store of the trampoline code (emu's record,
+// plain data).
+type Access = emu.Access
+
+// RunFacts are what every invocation of a harness is checked against that
+// its register files do not show; the harness copies them into each
+// Invocation, so the observations carry their own expectations.
+type RunFacts struct {
+	// Ops is function_trace_op: the struct ftrace_ops pointer the entry
+	// trampoline must pass to ftrace_ops_list_func as its op argument.
+	Ops uint64
+	// DriverSP is the checked driver's sp, the frame of the traced
+	// functions' caller's caller: a frame chain at a host call must reach
+	// it.
+	DriverSP uint64
+	// GraphActive says a graph user was registered when the run began
+	// (the entry variant's graph path is on).
+	GraphActive bool
+	// PoisonXor is the constant of the poison pattern: every word at addr
+	// below the entry sp held emu.PoisonWith(PoisonXor, addr) as the run
+	// began (emu.Poison is the pattern's home).
+	PoisonXor uint64
+	// Clobbered[i] is the value a clobbering host function leaves in
+	// register i when it is volatile (emu.ClobberValue).
+	Clobbered regs.RegFile
+}
+
 // Invocation is one run of a trampoline: from the first block executed in
 // the trampolines' code until control leaves it for code outside it (host
 // calls excepted).
 type Invocation struct {
+	RunFacts
 	Role    trampolines.Role
 	EnterPC uint64
 	Before  regs.RegFile // at the first instruction
@@ -97,8 +119,8 @@ type Invocation struct {
 	Calls    []HostCall
 	Reads    []Read
 	CWrites  []CWrite
-	Accesses []emu.Access // probed loads and stores of the trampoline code
-	Overflow bool         // the access log overflowed
+	Accesses []Access // probed loads and stores of the trampoline code
+	Overflow bool     // the access log overflowed
 
 	// Probed is true when the invocation's memory accesses were logged
 	// (Accesses is complete); see Options.ProbeBudget.
@@ -267,7 +289,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Interrupt.Caller, inv.BelowEntry = 0, 0
 	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
-	inv.After = regs.RegFile{}
+	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}
 	return inv
 }
 
@@ -310,6 +332,8 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	// stays cut short (Left false).
 	inv := h.newInvocation()
 	inv.EnterPC, inv.Before, inv.BelowEntry = ev.PC, ev.Regs, ev.Below
+	inv.RunFacts = h.facts
+	inv.GraphActive = h.K.GraphActive()
 	if h.probing != 0 {
 		inv.Probed = true
 		if h.probing > 0 {

@@ -91,9 +91,100 @@ func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
 	return err
 }
 
-// done hands a finished (or cut short) call to OnCall and recycles its
-// invocations.
+// Batch is the observations of one checked run of the driver (RunBatch):
+// every call it made, in order, finished or (the last) cut short by the end
+// of the run, each with its invocations, and the run's counters. It is
+// plain data: package check analyses it without the harness.
+type Batch struct {
+	Calls []*Call
+	// Stop is why the run ended before its calls did (nil: every call
+	// finished).
+	Stop *Stop
+	// Prepares counts the run's calls of prepare_ftrace_return.
+	Prepares uint64
+}
+
+// Stop is why a checked run ended early, as plain data.
+type Stop struct {
+	// Err is the error the run returned.
+	Err error
+	// Emulated says the emulator stopped the run (an emu.Error): the
+	// fields below are set.
+	Emulated bool
+	// Kind is the emulator's kind of stop (emu.Kind: "memory fault",
+	// "instruction limit", ...).
+	Kind string
+	// Runaway: an instruction limit, a timeout or a stop request ended the
+	// run (control never came back), not a fault.
+	Runaway bool
+	// Fault: a memory fault (at Addr when HasAddr).
+	Fault bool
+	Arch  string
+	PC    uint64
+	// Where is PC's symbol+offset, Insn its disassembly, Detail the
+	// engine's words.
+	Where, Insn, Detail string
+	Addr                uint64
+	HasAddr             bool
+	Regs                regs.RegFile
+	// HostErr is the host function's error of a stop in one.
+	HostErr error
+}
+
+// stopOf describes the error a run returned.
+func stopOf(err error) *Stop {
+	st := &Stop{Err: err}
+	e, ok := emu.AsError(err)
+	if !ok {
+		return st
+	}
+	st.Emulated, st.Kind, st.Arch, st.PC = true, string(e.Kind), e.Arch, e.PC
+	st.Where, st.Insn, st.Detail = e.Where, e.Insn, e.Detail
+	st.Addr, st.HasAddr, st.Regs, st.HostErr = e.Addr, e.HasAddr, e.Regs, e.Err
+	switch e.Kind {
+	case emu.KindLimit, emu.KindTimeout, emu.KindStopped:
+		st.Runaway = true
+	case emu.KindFault:
+		st.Fault = true
+	}
+	return st
+}
+
+// RunBatch runs n calls in one emulator run through the checked driver, as
+// RunCalls, and returns their observations instead of handing each call to
+// OnCall: nothing outside the harness runs inside the emulator's callbacks.
+// Recycle gives the batch's invocations back once they are analysed.
+func (h *Harness) RunBatch(n int, gen func(i int) *Call) *Batch {
+	prepares := h.Prepares
+	h.collecting, h.collected = true, nil
+	err := h.RunCalls(n, gen)
+	b := &Batch{Calls: h.collected, Prepares: h.Prepares - prepares}
+	h.collecting, h.collected = false, nil
+	if err != nil {
+		b.Stop = stopOf(err)
+	}
+	return b
+}
+
+// Recycle hands the invocations of a batch back for reuse by later runs;
+// the batch's calls lose them.
+func (h *Harness) Recycle(b *Batch) {
+	for _, c := range b.Calls {
+		for i, inv := range c.Invocations {
+			h.recycle(inv)
+			c.Invocations[i] = nil
+		}
+		c.Invocations = c.Invocations[:0]
+	}
+}
+
+// done hands a finished (or cut short) call to RunBatch's batch or OnCall
+// (and then recycles its invocations).
 func (h *Harness) done(c *Call) {
+	if h.collecting {
+		h.collected = append(h.collected, c)
+		return
+	}
 	if h.Opts.OnCall == nil {
 		return
 	}

@@ -10,9 +10,12 @@ import (
 	"trampemu/regs"
 )
 
-// Scenario is the set of kernel users registered while the trampolines run:
-// which callbacks exist and which ftrace_regs values they read.
-type Scenario struct {
+// UserSet is the set of kernel users registered while the trampolines run:
+// which callbacks exist and which ftrace_regs values they read. The CLI's
+// --scenario flag of check and run names one; it is not a
+// scenarios.Scenario (a whole fgraph/fprobe test program of package
+// scenarios).
+type UserSet struct {
 	Name string
 	Doc  string
 	// Function registers a function tracer (records ip and parent).
@@ -38,8 +41,8 @@ type Scenario struct {
 	Override bool
 }
 
-// Scenarios are the built-in scenarios; "default" is what check runs.
-var Scenarios = []Scenario{
+// UserSets are the built-in user sets; "default" is what check runs.
+var UserSets = []UserSet{
 	{Name: "default", Doc: "function tracer; graph user reading the return value and frame pointer; kprobe-style full-regs user; a live patch of klp_target; an error-injection kprobe on fei_target",
 		Function: true, Graph: true, GraphRetReads: []string{"retval", "fp"}, Regs: true, LivePatch: true, Override: true},
 	{Name: "ret-arg0", Doc: "default, and the return callback also reads argument 0",
@@ -60,17 +63,18 @@ var Scenarios = []Scenario{
 	{Name: "kprobe-override", Doc: "an error-injection kprobe on ftrace only: fei_target returns -ENOMEM unrun (fei_kprobe_handler, override_function_with_return)", Override: true},
 }
 
-// FindScenario looks a scenario up; the error lists the valid names.
-func FindScenario(name string) (Scenario, error) {
+// FindUserSet looks a user set up by name; the error lists the valid
+// names.
+func FindUserSet(name string) (UserSet, error) {
 	var names []string
-	for _, s := range Scenarios {
+	for _, s := range UserSets {
 		if s.Name == name {
 			return s, nil
 		}
 		names = append(names, s.Name)
 	}
 	sort.Strings(names)
-	return Scenario{}, fmt.Errorf("unknown scenario %q: valid are %s", name, strings.Join(names, ", "))
+	return UserSet{}, fmt.Errorf("unknown scenario %q: valid are %s", name, strings.Join(names, ", "))
 }
 
 // read performs one named accessor read on f.
@@ -112,9 +116,9 @@ func (h *Harness) regsUserSlots() []string {
 	return out
 }
 
-// Install registers the scenario's users on the harness's kernel. Call it
+// Install registers the user set's users on the harness's kernel. Call it
 // before Enable.
-func (h *Harness) Install(s Scenario) error {
+func (h *Harness) Install(s UserSet) error {
 	k := h.K
 	if s.Function {
 		if err := k.Ftrace.Register(&ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {

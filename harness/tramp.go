@@ -1,9 +1,3 @@
-// Package harness wires one architecture, an entry and an exit trampoline,
-// the workloads and the Go kernel stand-ins into a ready emu.Machine; it
-// calls workloads with canary registers and records per-invocation
-// observations (register files before and after each trampoline, the
-// ftrace_regs it handed to C, accessor reads, memory accesses, stack words
-// above the entry sp). Deciding what is wrong is package check's job.
 package harness
 
 import (

@@ -14,7 +14,7 @@ type archHooks struct {
 	// replacement takes (each register is replaced by the next of its
 	// class).
 	regClasses [][]string
-	// register matches a register operand ("%rax", "%r15").
+	// register matches a register operand ("%rax", "%r15", "x9").
 	register *regexp.Regexp
 	// invert returns the mnemonic of the inverted conditional branch, or
 	// "" when m is not a conditional branch.
@@ -39,53 +39,51 @@ type archHooks struct {
 	// observed.
 	scratchAbove int
 	// dispOpen is the text that follows a displacement: "(%" on x86-64,
-	// "(%r" on s390x; with dispClose set, the text that opens a memory
-	// operand whose displacement is inside it, before dispClose (arm64
-	// "[base, #imm]").
-	dispOpen, dispClose string
-	// regPrefix is what a register operand starts with ("%"; "" on arm64).
-	regPrefix string
+	// "(%r" on s390x.
+	dispOpen string
+	// displace, when set, replaces dispOpen: the displacement edits of
+	// an instruction's code (arm64: "[sp, #16]" -> "[sp, #16+8]").
+	displace func(code string) []dispEdit
 }
 
-var hooks = map[string]*archHooks{}
+// dispEdit is one displacement mutation: plus or minus inserted at pos.
+type dispEdit struct {
+	pos         int
+	plus, minus string
+}
 
-// replacement returns the register that replaces r (with its prefix), or "".
-func (h *archHooks) replacement(r string) string {
-	name := strings.TrimPrefix(r, h.regPrefix)
-	for _, cl := range h.regClasses {
-		for i, n := range cl {
-			if n == name {
-				return h.regPrefix + cl[(i+1)%len(cl)]
-			}
-		}
+// displacements lists the displacement edits of code.
+func (h *archHooks) displacements(code string) []dispEdit {
+	if h.displace != nil {
+		return h.displace(code)
 	}
-	return ""
-}
-
-// dispSites returns where a displacement edit goes in code: before each
-// dispOpen, or, with dispClose, before the dispClose of each memory
-// operand that holds an immediate ("#").
-func (h *archHooks) dispSites(code string) []int {
-	var out []int
+	var out []dispEdit
 	for off := 0; ; {
 		p := strings.Index(code[off:], h.dispOpen)
 		if p < 0 {
 			return out
 		}
 		p += off
+		out = append(out, dispEdit{pos: p, plus: "+8", minus: "-8"})
 		off = p + len(h.dispOpen)
-		if h.dispClose == "" {
-			out = append(out, p)
-			continue
-		}
-		e := strings.Index(code[off:], h.dispClose)
-		if e < 0 {
-			return out
-		}
-		if strings.Contains(code[off:off+e], "#") {
-			out = append(out, off+e)
+	}
+}
+
+var hooks = map[string]*archHooks{}
+
+// replacement returns the register that replaces r (with r's '%', if
+// any), or "".
+func (h *archHooks) replacement(r string) string {
+	name := strings.TrimPrefix(r, "%")
+	prefix := r[:len(r)-len(name)]
+	for _, cl := range h.regClasses {
+		for i, n := range cl {
+			if n == name {
+				return prefix + cl[(i+1)%len(cl)]
+			}
 		}
 	}
+	return ""
 }
 
 // invertCond toggles a leading "n" of a condition code suffix, within the

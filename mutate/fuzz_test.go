@@ -16,7 +16,7 @@ func FuzzMutants(f *testing.F) {
 	for _, s := range []string{
 		"\tmovq %rax, RAX(%rsp)\n\tsubq $(FRAME_SIZE), %rsp\n\tjnz 1f\n1:\tRET\n",
 		"\tstmg %r2,%r14,(184 +2*8)(%r15)\n\taghi %r15,-24\n\tjnz 0f\n0:\tbr %r14\n",
-		"\tstp x0, x1, [sp, #-16]!\n\tldr x9, [sp, #FREGS_PC]\n\tcbnz x17, 1f\n1:\tret x9\n",
+		"\tstp x29, x9, [sp, #FREGS_SIZE]\n\tldr x11, [x11, #-16]\n\tcbnz x17, 1f\n1:\tret x9\n",
 		".macro m a=0\n\tpushq \\a+8(%rsp)\n.endm\n\tm\n", "l: ; x: ;; \n", "\t( ,, ) (%\n", "a;b;c\n\n\n", "",
 	} {
 		f.Add(s)

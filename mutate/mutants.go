@@ -124,11 +124,11 @@ func fileMutants(h *archHooks, cl fileLines, text []byte, header, shown string) 
 					with(i, code[:loc[0]]+rep+code[loc[1]:]+comment))
 			}
 		}
-		// Displacements: ±8 before each "(%" (arm64: inside "[base, #imm]").
-		for _, p := range h.dispSites(code) {
-			for _, d := range []string{"+8", "-8"} {
-				add(KindDisplacement, n, fmt.Sprintf("displacement %s in `%s`", d, shownCode),
-					with(i, code[:p]+d+code[p:]+comment))
+		// Displacements: ±8 (x86-64, s390x: before each "(%").
+		for _, e := range h.displacements(code) {
+			for _, d := range []string{e.plus, e.minus} {
+				add(KindDisplacement, n, fmt.Sprintf("displacement %s in `%s`", dispDelta(d), shownCode),
+					with(i, code[:e.pos]+d+code[e.pos:]+comment))
 			}
 		}
 		if mnem == "" {
@@ -194,8 +194,7 @@ func blankOrComment(l string) bool {
 }
 
 // parseInsn finds the mnemonic of code (after labels) and its operands as
-// [start, end) ranges of code, split at commas outside parentheses and
-// brackets.
+// [start, end) ranges of code, split at commas outside parentheses.
 func parseInsn(code string) (lead int, mnem string, ops [][2]int) {
 	i := 0
 	for {
@@ -248,4 +247,14 @@ func operandTexts(code string, ops [][2]int) []string {
 		out[i] = code[o[0]:o[1]]
 	}
 	return out
+}
+
+// dispDelta is the delta a displacement edit makes, as the mutant names it
+// ("+8", "-8"; arm64's ", #8" for a bare [base] is "+8").
+func dispDelta(edit string) string {
+	d := strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(edit, ",")), "#")
+	if !strings.HasPrefix(d, "-") && !strings.HasPrefix(d, "+") {
+		d = "+" + d
+	}
+	return d
 }

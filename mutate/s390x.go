@@ -69,6 +69,5 @@ func init() {
 		// s390xConvention allows them).
 		scratchAbove: 72,
 		dispOpen:     "(%r",
-		regPrefix:    "%",
 	}
 }

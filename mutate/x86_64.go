@@ -63,7 +63,6 @@ func init() {
 			trampolines.Entry: {"r10", "r11"},
 			trampolines.Exit:  {"rcx", "rsi", "rdi", "r8", "r9", "r10", "r11"},
 		},
-		dispOpen:  "(%",
-		regPrefix: "%",
+		dispOpen: "(%",
 	}
 }

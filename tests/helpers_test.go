@@ -26,9 +26,9 @@ func variant(t testing.TB, a *regs.Arch, name string) harness.Tramp {
 	return tr
 }
 
-func scenario(t testing.TB, name string) harness.Scenario {
+func scenario(t testing.TB, name string) harness.UserSet {
 	t.Helper()
-	s, err := harness.FindScenario(name)
+	s, err := harness.FindUserSet(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func cmdList(args []string, w io.Writer) error {
 		}
 	}
 	fmt.Fprintln(w, "check scenarios (--scenario):")
-	for _, s := range harness.Scenarios {
+	for _, s := range harness.UserSets {
 		fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
 	}
 	return nil
@@ -221,13 +221,13 @@ func parseArch(fs *flag.FlagSet, args []string, arch *string) (*regs.Arch, error
 // parseRun parses the flags of a command that runs a pairing (check,
 // trace) and resolves the arch and the scenario, and checks the workloads
 // (a func: they are known only after parsing).
-func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.Scenario, error) {
-	var none harness.Scenario
+func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.UserSet, error) {
+	var none harness.UserSet
 	a, err := parseArch(fs, args, arch)
 	if err != nil {
 		return nil, none, err
 	}
-	sc, err := harness.FindScenario(*scenario)
+	sc, err := harness.FindUserSet(*scenario)
 	if err != nil {
 		return nil, none, usageError{err.Error()}
 	}
@@ -260,7 +260,7 @@ func cmdCheck(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, err := harness.FindScenario(*scenario)
+	sc, err := harness.FindUserSet(*scenario)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -659,8 +659,8 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	return writeNativeSection(w, rep)
 }
 
-func mustScenario(name string) harness.Scenario {
-	s, _ := harness.FindScenario(name)
+func mustScenario(name string) harness.UserSet {
+	s, _ := harness.FindUserSet(name)
 	return s
 }
 

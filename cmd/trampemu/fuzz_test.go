@@ -88,7 +88,7 @@ func FuzzNames(f *testing.F) {
 			w, err := harness.FindWorkload(a, name)
 			valid("workload", err, w.Name)
 		}
-		s, err := harness.FindScenario(name)
+		s, err := harness.FindUserSet(name)
 		valid("scenario", err, s.Name)
 		if e, err := ftrace.ParseHeaderEncoding(name); err == nil {
 			valid("header", err, e.String())
