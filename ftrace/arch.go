@@ -77,6 +77,11 @@ type ArchOps struct {
 	// UserMode, when set, is user_mode(regs) on a pt_regs; ok is false
 	// when the field cannot be read.
 	UserMode func(ptregs *regs.Frame) (user, ok bool)
+	// GraphFPTest is HAVE_FUNCTION_GRAPH_FP_TEST: struct ftrace_ret_stack
+	// keeps the frame pointer the graph entry got, and
+	// ftrace_return_to_handler compares it with the one it is given
+	// (include/linux/ftrace.h, kernel/trace/fgraph.c v6.11+).
+	GraphFPTest bool
 	// FprobeMergedPattern is FPROBE_HEADER_MSB_PATTERN of the merged fprobe
 	// header (kernel/trace/fprobe.c, v6.14+) on the arch.
 	FprobeMergedPattern uint64

@@ -49,8 +49,10 @@ var arm64Ops = &ArchOps{
 		w, err := ARM64Branch(site, target, false)
 		return arm64Word(w), err
 	},
-	GraphOldLen:    4,
-	GraphFunc:      arm64GraphFunc,
+	GraphOldLen: 4,
+	GraphFunc:   arm64GraphFunc,
+	// arch/arm64/include/asm/ftrace.h: #define HAVE_FUNCTION_GRAPH_FP_TEST.
+	GraphFPTest:    true,
 	PrepareRetp:    func(_, fp uint64) uint64 { return fp },
 	CallOpsLiteral: ARM64CallOpsLiteral,
 	PartialRegs:    arm64PartialRegs,

@@ -1,6 +1,7 @@
 package ftrace
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -245,4 +246,62 @@ func TestARM64SetOpsFunc(t *testing.T) {
 	if got := mem.ReadWord(k.FunctionTraceOp + regs.ARM64FtraceOpsFunc); got != 0xffff800080f00010 {
 		t.Errorf("op->func = %#x", got)
 	}
+}
+
+// TestARM64FPTest: with HAVE_FUNCTION_GRAPH_FP_TEST arm64's struct
+// ftrace_ret_stack is {ret, func, fp, retp} (FGRAPH_FRAME_OFFSET 4, a
+// traced call of a user that reserves nothing takes 5 words), and a return
+// with another frame pointer stops graph tracing with "Bad frame pointer";
+// x86-64 and s390x keep 3 words and ignore the frame pointer.
+func TestARM64FPTest(t *testing.T) {
+	for _, c := range []struct {
+		arch  *regs.Arch
+		off   int
+		fpErr bool
+	}{{regs.X86_64, 3, false}, {regs.S390X, 3, false}, {regs.ARM64, 4, true}} {
+		t.Run(c.arch.Name, func(t *testing.T) {
+			a := c.arch
+			if FrameOffsetOf(a) != c.off || ShadowStackMaxOffsetOf(a) != ShadowStackWords-(c.off+1+ArraySize) {
+				t.Fatalf("FGRAPH_FRAME_OFFSET %d, max offset %d; want %d", FrameOffsetOf(a), ShadowStackMaxOffsetOf(a), c.off)
+			}
+			e := newEnv(t, a)
+			if err := e.g.Register(&GraphOps{Name: "all", EntryFunc: accept}); err != nil {
+				t.Fatal(err)
+			}
+			const fp, retp = 0x1234560, 0x7654320
+			if !e.g.Enter(e.caller(0), e.fn(0), fp, retp, e.fregs) {
+				t.Fatal("not traced")
+			}
+			if w := e.g.Stats().LastFrameWords; w != c.off+1 {
+				t.Errorf("frame words %d, want %d", w, c.off+1)
+			}
+			frames, err := e.g.Frames()
+			if err != nil || len(frames) != 1 || frames[0].Retp != retp || frames[0].Func != e.fn(0) {
+				t.Fatalf("frames %+v, %v", frames, err)
+			}
+			if c.fpErr != (frames[0].FP == fp) {
+				t.Errorf("fp word %#x (FP test %v)", frames[0].FP, c.fpErr)
+			}
+			if got := e.g.RetAddr(new(int), e.rth, retp); got != e.caller(0) {
+				t.Errorf("ftrace_graph_ret_addr = %#x, want %#x", got, e.caller(0))
+			}
+			ret, err := e.g.ReturnFP(e.fregs, fp+16)
+			switch {
+			case c.fpErr && (!errors.Is(err, ErrBadFramePointer) || !e.g.Stopped() || !e.g.Warned(WarnBadFramePointer)):
+				t.Errorf("return with another fp: %#x, %v (stopped %v): want Bad frame pointer", ret, err, e.g.Stopped())
+			case !c.fpErr && (err != nil || ret != e.caller(0)):
+				t.Errorf("return: %#x, %v; want %#x (no FP test)", ret, err, e.caller(0))
+			}
+		})
+	}
+	// The same fp comes back: the return goes through.
+	e := newEnv(t, regs.ARM64)
+	if err := e.g.Register(&GraphOps{Name: "all", EntryFunc: accept}); err != nil {
+		t.Fatal(err)
+	}
+	e.g.Enter(e.caller(1), e.fn(1), 0xabc0, 0xdef0, e.fregs)
+	if ret, err := e.g.ReturnFP(e.fregs, 0xabc0); err != nil || ret != e.caller(1) {
+		t.Errorf("return with the entry's fp: %#x, %v", ret, err)
+	}
+	e.empty()
 }

@@ -139,6 +139,7 @@ type Graph struct {
 	heap     *Heap
 	rth      uint64
 	noDirect bool
+	fpTest   bool // HAVE_FUNCTION_GRAPH_FP_TEST: the fp word and its test
 
 	array  [ArraySize]*GraphOps // fgraph_array; nil = fgraph_stub
 	lru    []int                // free indices, oldest released first
@@ -161,6 +162,9 @@ func NewGraph(cfg GraphConfig) (*Graph, error) {
 		return nil, fmt.Errorf("fgraph: arch, memory and heap are required: %w", EINVAL)
 	}
 	g := &Graph{arch: cfg.Arch, mem: cfg.Mem, heap: cfg.Heap, rth: cfg.ReturnToHandler, noDirect: cfg.NoDirect}
+	if o, err := OpsOf(cfg.Arch); err == nil {
+		g.fpTest = o.GraphFPTest
+	}
 	g.warns.sink = cfg.Warn
 	// fgraph_lru_table starts as 0..FGRAPH_ARRAY_SIZE-1 (kernel/trace/fgraph.c, v6.11+).
 	for i := 0; i < ArraySize; i++ {
@@ -225,9 +229,15 @@ func (g *Graph) TaskVar(ops *GraphOps) (uint64, bool) {
 	return g.taskVarAddr(g.cur, ops.Index()), true
 }
 
+// frameOff is FGRAPH_FRAME_OFFSET for this tracer's arch.
+func (g *Graph) frameOff() int { return g.Stack().off() }
+
+// maxOffset is SHADOW_STACK_MAX_OFFSET for this tracer's arch.
+func (g *Graph) maxOffset() int { return g.Stack().max() }
+
 // Stack returns a view of the current task's shadow stack.
 func (g *Graph) Stack() ShadowStack {
-	return ShadowStack{Mem: g.mem, Addr: g.cur.Stack, Curr: g.cur.Curr}
+	return ShadowStack{Mem: g.mem, Addr: g.cur.Stack, Curr: g.cur.Curr, FPTest: g.fpTest}
 }
 
 // Frames walks the current task's shadow stack, newest frame first. A frame

@@ -8,8 +8,9 @@ import (
 
 // Enter is function_graph_enter_regs (kernel/trace/fgraph.c, v6.14+) for the
 // current task: ret is the traced function's return address, fn the traced
-// function, fp its frame pointer (unused: x86-64 and s390x have no
-// HAVE_FUNCTION_GRAPH_FP_TEST), retp the guest address of the return-address
+// function, fp its frame pointer (kept in the frame and compared at the
+// return on arm64, HAVE_FUNCTION_GRAPH_FP_TEST; unused on x86-64 and
+// s390x), retp the guest address of the return-address
 // slot, fregs the ftrace_regs of the entry trampoline (may be nil). It
 // returns true when the call is traced; the caller (arch glue) then replaces
 // the return address with return_to_handler.
@@ -43,12 +44,12 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 	trace := &GraphEnt{Func: fn, Depth: t.Depth}
 
 	// 3. ftrace_push_return_trace (kernel/trace/fgraph.c, v6.11+).
-	offset, ok := g.push(t, ret, fn, retp)
+	offset, ok := g.push(t, ret, fn, fp, retp)
 	if !ok {
 		t.Depth--
 		return false
 	}
-	base := offset - FrameOffset
+	base := offset - g.frameOff()
 
 	// 4. the users (kernel/trace/fgraph.c, v6.11+, function_graph_enter_regs).
 	var bitmap uint16
@@ -79,14 +80,14 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 	// 5. nobody wants it: curr_ret_stack -= FGRAPH_FRAME_OFFSET + 1,
 	// depth-- (kernel/trace/fgraph.c, v6.11+).
 	if bitmap == 0 {
-		t.Curr -= FrameOffset + 1
+		t.Curr -= g.frameOff() + 1
 		t.Depth--
 		g.stats.Untraced++
 		return false
 	}
 	// 6. set_bitmap(current, offset, bitmap | BIT(0)): BIT(0) is always set,
 	// "fgraph_idx = 0 as a tail-call checking flag" (kernel/trace/fgraph.c, v6.11+).
-	g.mem.WriteWord(t.Stack+8*uint64(offset), BitmapWord(bitmap|1))
+	g.mem.WriteWord(t.Stack+8*uint64(offset), bitmapWordAt(bitmap|1, g.frameOff()))
 	g.stats.Traced++
 	words := t.Curr - base
 	g.stats.TracedWords += uint64(words)
@@ -96,9 +97,11 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 }
 
 // push is ftrace_push_return_trace (kernel/trace/fgraph.c, v6.11+): it
-// returns the word index of the frame's meta word.
-func (g *Graph) push(t *Task, ret, fn, retp uint64) (int, bool) {
-	if t.Curr < 0 || t.Curr+FrameOffset+1 >= ShadowStackMaxOffset {
+// returns the word index of the frame's meta word. With
+// HAVE_FUNCTION_GRAPH_FP_TEST the frame is {ret, func, fp, retp}.
+func (g *Graph) push(t *Task, ret, fn, fp, retp uint64) (int, bool) {
+	off := g.frameOff()
+	if t.Curr < 0 || t.Curr+off+1 >= g.maxOffset() {
 		if t.Curr < 0 {
 			g.warn(WarnBadFrameOffset, fmt.Sprintf("task %s: curr_ret_stack %d", t.Name, t.Curr))
 			return 0, false
@@ -110,12 +113,15 @@ func (g *Graph) push(t *Task, ret, fn, retp uint64) (int, bool) {
 	}
 	base := t.Curr
 	w := func(i int, v uint64) { g.mem.WriteWord(t.Stack+8*uint64(i), v) }
-	w(base+FrameOffset, ReservedWord())
+	w(base+off, reservedWordAt(off))
 	w(base, ret)
 	w(base+1, fn)
-	w(base+2, retp)
-	t.Curr += FrameOffset + 1
-	return base + FrameOffset, true
+	if g.fpTest {
+		w(base+2, fp)
+	}
+	w(base+off-1, retp)
+	t.Curr += off + 1
+	return base + off, true
 }
 
 func (g *Graph) callEntry(o *GraphOps, trace *GraphEnt, fregs *regs.Frame) bool {
@@ -154,13 +160,13 @@ func (g *Graph) ReserveData(ops *GraphOps, size int) (addr uint64, ok bool) {
 	words := (size + 7) / 8
 	t := g.cur
 	curr := t.Curr
-	if curr <= 0 || curr > ShadowStackMaxOffset {
+	if curr <= 0 || curr > g.maxOffset() {
 		return 0, false
 	}
 	val := g.mem.ReadWord(t.Stack + 8*uint64(curr-1))
 	data := t.Stack + 8*uint64(curr)
 	curr += words + 1
-	if curr >= ShadowStackMaxOffset {
+	if curr >= g.maxOffset() {
 		return 0, false
 	}
 	g.mem.WriteWord(t.Stack+8*uint64(curr-1), DataWord(ops.Index(), words, MetaOffset(val)+words+1))

@@ -25,15 +25,32 @@ import (
 // a BITMAP meta word with offset 3 (a frame never committed, or overwritten,
 // is corrupt rather than silently popped).
 func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
+	var fp uint64
+	if g.fpTest && fregs != nil {
+		fp, _ = fregs.Raw(fregs.Layout.Accessors.FP)
+	}
+	return g.ReturnFP(fregs, fp)
+}
+
+// ReturnFP is Return with the frame pointer ftrace_return_to_handler was
+// given (the legacy argument, or ftrace_regs_get_frame_pointer /
+// fgraph_ret_regs_frame_pointer, read by the caller): with
+// HAVE_FUNCTION_GRAPH_FP_TEST (arm64) a frame whose fp differs stops graph
+// tracing for good, records the WARN "Bad frame pointer" and returns an
+// error wrapping ErrBadFramePointer, as ftrace_pop_return_trace does
+// (kernel/trace/fgraph.c, v6.11+; the kernel returns the address of
+// panic). Without the test fp is ignored.
+func (g *Graph) ReturnFP(fregs *regs.Frame, fp uint64) (uint64, error) {
 	g.stats.Returns++
 	t := g.cur
-	s := ShadowStack{Mem: g.mem, Addr: t.Stack, Curr: t.Curr}
+	s := ShadowStack{Mem: g.mem, Addr: t.Stack, Curr: t.Curr, FPTest: g.fpTest}
+	fo := s.off()
 	base, err := s.topFrame(t.Curr)
 	var meta Meta
 	if err == nil {
-		meta = DecodeMeta(s.word(base + FrameOffset))
-		if meta.Type != MetaBitmap || meta.Offset != FrameOffset {
-			err = fmt.Errorf("%w: frame at %d: meta word is %v, want BITMAP with offset %d", ErrCorruptStack, base, meta, FrameOffset)
+		meta = DecodeMeta(s.word(base + fo))
+		if meta.Type != MetaBitmap || meta.Offset != fo {
+			err = fmt.Errorf("%w: frame at %d: meta word is %v, want BITMAP with offset %d", ErrCorruptStack, base, meta, fo)
 		}
 	}
 	if err != nil {
@@ -47,6 +64,17 @@ func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
 	}
 	ret := s.word(base)
 	trace := &GraphRet{Func: s.word(base + 1), Overrun: t.Overrun, Depth: t.Depth}
+	if g.fpTest {
+		if want := s.word(base + 2); want != fp {
+			// ftrace_graph_stop(); WARN(1, "Bad frame pointer: expected %lx,
+			// received %lx ...") (kernel/trace/fgraph.c, v6.11+).
+			g.stopped = true
+			g.stats.Corrupt++
+			msg := fmt.Sprintf("task %s: expected %#x, received %#x from func %#x return to %#x", t.Name, want, fp, trace.Func, ret)
+			g.warn(WarnBadFramePointer, msg)
+			return 0, fmt.Errorf("ftrace_return_to_handler: %s: %w: %s", WarnBadFramePointer, ErrBadFramePointer, msg)
+		}
+	}
 
 	core := fregs
 	prev := core.Swap("ftrace_return_to_handler")
@@ -136,13 +164,14 @@ func (g *Graph) RetrieveParentData(ops *GraphOps, depth int) (addr uint64, size 
 		pos = base
 	}
 	idx := ops.Index()
-	for j := pos - 1; j > base+FrameOffset; {
+	fo := s.off()
+	for j := pos - 1; j > base+fo; {
 		m := DecodeMeta(s.word(j))
 		if m.Type != MetaData {
 			return 0, 0, false
 		}
 		first := j - m.Words
-		if first <= base+FrameOffset { // would leave the frame: corrupt
+		if first <= base+fo { // would leave the frame: corrupt
 			g.warn(WarnBadFrameOffset, fmt.Sprintf("DATA word %d: %d words reach below frame at %d", j, m.Words, base))
 			return 0, 0, false
 		}
@@ -177,7 +206,7 @@ func (g *Graph) RetAddr(idx *int, ret, retp uint64) uint64 {
 			break
 		}
 		i = base
-		if s.word(base+2) == retp && s.word(base) != g.rth {
+		if s.word(base+s.off()-1) == retp && s.word(base) != g.rth {
 			*idx = i
 			return s.word(base)
 		}

@@ -340,7 +340,7 @@ func (m *Fprobes) WordsPerCall(ip uint64) int {
 	if r == 0 {
 		return 0
 	}
-	return FrameOffset + 1 + r + 1
+	return m.g.frameOff() + 1 + r + 1
 }
 
 func fpName(fp *Fprobe) string {

@@ -47,32 +47,34 @@ func FuzzMetaDecode(f *testing.F) {
 // Return agrees with it about the top frame.
 func FuzzShadowWalk(f *testing.F) {
 	// Seeds: a valid two-frame stack from the tracer, and some garbage.
-	for _, a := range regs.Arches {
+	for i, a := range walkArches {
 		e := newEnv(f, a)
 		o := &GraphOps{Name: "s", EntryFunc: func(g *Graph, _ *GraphEnt, o *GraphOps, _ *regs.Frame) bool {
 			g.ReserveData(o, 16)
 			return true
 		}}
 		_ = e.g.Register(o)
-		e.g.Enter(1, 2, 0, 3, nil)
-		e.g.Enter(4, 5, 0, 6, nil)
+		e.g.Enter(1, 2, 7, 3, nil)
+		e.g.Enter(4, 5, 8, 6, nil)
 		b := make([]byte, 8*e.g.Current().Curr)
 		e.mem.Read(e.g.Current().Stack, b)
-		f.Add(b, uint64(0), e.g.Current().Curr, a.Name == "s390x")
-		f.Add(b[:len(b)-8], DataWord(0, 1, 9), e.g.Current().Curr, a.Name == "s390x")
+		f.Add(b, uint64(0), e.g.Current().Curr, uint8(i))
+		f.Add(b[:len(b)-8], DataWord(0, 1, 9), e.g.Current().Curr, uint8(i))
 	}
-	f.Add([]byte{}, BitmapWord(1), 7, false)
-	f.Add([]byte{0xff, 0xff, 0xff}, ^uint64(0), 1, true)
-	f.Add([]byte{}, uint64(0), -3, false)
-	f.Add(make([]byte, 64), uint64(3), 1000, true)
+	f.Add([]byte{}, BitmapWord(1), 7, uint8(0))
+	f.Add([]byte{0xff, 0xff, 0xff}, ^uint64(0), 1, uint8(1))
+	f.Add([]byte{}, uint64(0), -3, uint8(2))
+	f.Add(make([]byte, 64), uint64(3), 1000, uint8(1))
 	f.Fuzz(fuzzWalk)
 }
 
-func fuzzWalk(t *testing.T, data []byte, fill uint64, curr int, s390 bool) {
-	a := regs.X86_64
-	if s390 {
-		a = regs.S390X
-	}
+// walkArches are the arches FuzzShadowWalk picks from: their frames have
+// 3 words, or 4 with arm64's fp (HAVE_FUNCTION_GRAPH_FP_TEST).
+var walkArches = []*regs.Arch{regs.X86_64, regs.S390X, regs.ARM64}
+
+func fuzzWalk(t *testing.T, data []byte, fill uint64, curr int, arch uint8) {
+	a := walkArches[int(arch)%len(walkArches)]
+	fo := FrameOffsetOf(a)
 	if len(data) > ShadowStackSize {
 		data = data[:ShadowStackSize]
 	}
@@ -98,11 +100,11 @@ func fuzzWalk(t *testing.T, data []byte, fill uint64, curr int, s390 bool) {
 	}
 	next := curr
 	for _, fr := range frames {
-		if fr.Top != next-1 || fr.Base < 0 || fr.Base+FrameOffset > fr.Top || fr.Meta.Type != MetaBitmap {
+		if fr.Top != next-1 || fr.Base < 0 || fr.Base+fo > fr.Top || fr.Meta.Type != MetaBitmap {
 			t.Fatalf("inconsistent frame %+v (next %d)", fr, next)
 		}
 		for _, r := range fr.Data {
-			if r.First <= fr.Base+FrameOffset || r.First+r.Words > fr.Top {
+			if r.First <= fr.Base+fo || r.First+r.Words > fr.Top {
 				t.Fatalf("record %+v outside frame %+v", r, fr)
 			}
 		}
@@ -116,12 +118,22 @@ func fuzzWalk(t *testing.T, data []byte, fill uint64, curr int, s390 bool) {
 	g.RetAddr(&idx, 0x42, 0)
 	g.RetrieveParentData(ops, 0)
 	g.RetrieveParentData(ops, 3)
-	ret, rerr := g.Return(nil)
+	var fp uint64 // the frame pointer the top frame recorded, for the FP test
+	if len(frames) > 0 {
+		fp = frames[0].FP
+	}
+	ret, rerr := g.ReturnFP(nil, fp)
 	switch {
 	case len(frames) > 0 && rerr != nil:
 		t.Fatalf("walker accepted the top frame, Return failed: %v", rerr)
 	case len(frames) > 0 && (ret != frames[0].Ret || task.Curr != frames[0].Base):
 		t.Fatalf("Return %#x curr %d, walker says %#x base %d", ret, task.Curr, frames[0].Ret, frames[0].Base)
+	case rerr != nil && errors.Is(rerr, ErrBadFramePointer):
+		// a frame the walker rejects further up may still pop, and then
+		// fail the FP test (arm64)
+		if fo == FrameOffset || !g.Stopped() || !g.Warned(WarnBadFramePointer) {
+			t.Fatalf("frame-pointer return error on %s: %v stopped %v", a.Name, rerr, g.Stopped())
+		}
 	case rerr != nil && (!errors.Is(rerr, ErrCorruptStack) || !g.Stopped() || !g.Warned(WarnBadRetStack)):
 		t.Fatalf("corrupt return: %v stopped %v", rerr, g.Stopped())
 	}

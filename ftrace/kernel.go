@@ -232,8 +232,9 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 	default:
 		return 0, 0, fmt.Errorf("unknown exit ABI %d", abi)
 	}
+	fp := arg // the legacy ABI passes the frame pointer itself
 	if f != nil {
-		f.FramePointer()
+		fp, _ = f.FramePointer()
 	}
 	if t := k.Graph.Current(); t != nil && t.Curr > 0 {
 		s := k.Graph.Stack()
@@ -241,6 +242,6 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 			fn = top.Func
 		}
 	}
-	ret, err = k.Graph.Return(f)
+	ret, err = k.Graph.ReturnFP(f, fp)
 	return ret, fn, err
 }

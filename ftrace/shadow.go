@@ -1,6 +1,10 @@
 package ftrace
 
-import "fmt"
+import (
+	"fmt"
+
+	"trampemu/regs"
+)
 
 // Shadow stack geometry of the multi-user function-graph tracer, 64-bit
 // (kernel/trace/fgraph.c, v6.11+).
@@ -11,14 +15,16 @@ const (
 	// ShadowStackWords is SHADOW_STACK_SIZE / sizeof(long) (kernel/trace/fgraph.c, v6.11+).
 	ShadowStackWords = ShadowStackSize / 8
 	// FrameOffset is FGRAPH_FRAME_OFFSET: words of struct ftrace_ret_stack
-	// {ret, func, retp} (kernel/trace/fgraph.c, v6.11+; x86-64 and s390x have
-	// no HAVE_FUNCTION_GRAPH_FP_TEST word).
+	// {ret, func, retp} (kernel/trace/fgraph.c, v6.11+) on x86-64 and s390x,
+	// which have no HAVE_FUNCTION_GRAPH_FP_TEST word; FrameOffsetOf gives
+	// an arch's (arm64: 4).
 	FrameOffset = 3
 	// ArraySize is FGRAPH_ARRAY_SIZE: the number of fgraph_ops slots
 	// (kernel/trace/fgraph.c, v6.11+).
 	ArraySize = 16
 	// ShadowStackMaxOffset is SHADOW_STACK_MAX_OFFSET = 512 - (3 + 1 + 16)
-	// (kernel/trace/fgraph.c, v6.11+): curr_ret_stack never reaches it.
+	// (kernel/trace/fgraph.c, v6.11+): curr_ret_stack never reaches it
+	// (x86-64, s390x; ShadowStackMaxOffsetOf gives an arch's).
 	ShadowStackMaxOffset = ShadowStackWords - (FrameOffset + 1 + ArraySize)
 	// TaskVarsOffset is the word index of the first per-ops task variable:
 	// the top FGRAPH_ARRAY_SIZE words (kernel/trace/fgraph.c, v6.11+:
@@ -30,6 +36,24 @@ const (
 	// MaxDataWords is FGRAPH_MAX_DATA_SIZE in words (kernel/trace/fgraph.c, v6.11+).
 	MaxDataWords = MaxDataSize / 8
 )
+
+// FrameOffsetOf is FGRAPH_FRAME_OFFSET on arch a: sizeof(struct
+// ftrace_ret_stack) in words, {ret, func, retp} plus fp between func and
+// retp where the arch defines HAVE_FUNCTION_GRAPH_FP_TEST (arm64,
+// arch/arm64/include/asm/ftrace.h; include/linux/ftrace.h struct
+// ftrace_ret_stack, v6.11+).
+func FrameOffsetOf(a *regs.Arch) int {
+	if o, err := OpsOf(a); err == nil && o.GraphFPTest {
+		return FrameOffset + 1
+	}
+	return FrameOffset
+}
+
+// ShadowStackMaxOffsetOf is SHADOW_STACK_MAX_OFFSET on arch a: 512 -
+// (FGRAPH_FRAME_OFFSET + 1 + 16) (kernel/trace/fgraph.c, v6.11+).
+func ShadowStackMaxOffsetOf(a *regs.Arch) int {
+	return ShadowStackWords - (FrameOffsetOf(a) + 1 + ArraySize)
+}
 
 // Meta-word bit layout (kernel/trace/fgraph.c, v6.11+: FGRAPH_FRAME_OFFSET_BITS,
 // FGRAPH_TYPE_SHIFT, FGRAPH_INDEX_SHIFT, FGRAPH_DATA_SHIFT, FGRAPH_DATA_INDEX_SHIFT).
@@ -136,6 +160,16 @@ func ReservedWord() uint64 { return uint64(MetaReserved)<<metaTypeShift | FrameO
 // (bitmap << 12) | (1 << 10) | 3 (kernel/trace/fgraph.c, v6.11+).
 func BitmapWord(bitmap uint16) uint64 {
 	return uint64(bitmap)<<metaBitmapShift | uint64(MetaBitmap)<<metaTypeShift | FrameOffset
+}
+
+// reservedWordAt and bitmapWordAt are ReservedWord and BitmapWord for a
+// frame of off words (FrameOffsetOf).
+func reservedWordAt(off int) uint64 {
+	return ReservedWord()&^metaOffsetMask | uint64(off)&metaOffsetMask
+}
+
+func bitmapWordAt(bitmap uint16, off int) uint64 {
+	return BitmapWord(bitmap)&^metaOffsetMask | uint64(off)&metaOffsetMask
 }
 
 // DataWord is make_data_type_val: (idx << 17) | ((words-1) << 12) |

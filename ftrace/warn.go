@@ -15,6 +15,9 @@ const (
 	WarnBadRetStack = "Bad function graph ret_stack pointer"
 	// WarnBadFrameOffset is get_ret_stack's WARN_ON_ONCE on a bad offset (kernel/trace/fgraph.c, v6.11+).
 	WarnBadFrameOffset = "fgraph: bad frame offset"
+	// WarnBadFramePointer is ftrace_pop_return_trace's WARN under
+	// HAVE_FUNCTION_GRAPH_FP_TEST (kernel/trace/fgraph.c, v6.11+).
+	WarnBadFramePointer = "Bad frame pointer"
 	// WarnReserveOutsideEntry: fgraph_reserve_data called outside an entry callback.
 	WarnReserveOutsideEntry = "fgraph: reserve_data outside entryfunc"
 	// WarnNotRegistered: reserve/retrieve for an ops without a slot.

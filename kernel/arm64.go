@@ -112,6 +112,11 @@ var (
 	arm64FregsRE = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
 )
 
+// arm64End matches the line that ends sym's code.
+func arm64End(sym string) *regexp.Regexp {
+	return compiled(`SYM_(CODE|FUNC)_END\(\s*` + sym + `\s*\)`)
+}
+
 // detectARM64 reads arch/arm64/kernel/entry-ftrace.S of any era
 // (shared/reference/arm64.md "Eras"; /work/kernel-files/NOTES.md section 5):
 //   - the entry half is under "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS"
@@ -130,7 +135,7 @@ func detectARM64(src string) Evidence {
 	ev.Entry = defines(src, "ftrace_caller")
 	ev.Exit = defines(src, "return_to_handler")
 	if ev.Entry {
-		fc := body(src, "ftrace_caller", nil) + body(src, "ftrace_common", nil)
+		fc := body(src, "ftrace_caller", arm64End("ftrace_caller")) + body(src, "ftrace_common", arm64End("ftrace_common"))
 		switch {
 		case arm64FregsRE.MatchString(fc):
 			ev.PtRegs = "no"

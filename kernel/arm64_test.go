@@ -109,7 +109,7 @@ func TestDetectARM64Files(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := Detect("arm64", text); err == nil || !strings.Contains(err.Error(), "fits no arm64 kernel model") ||
-		!strings.Contains(err.Error(), "pt_regs") {
+		!strings.Contains(err.Error(), "the entries fill a pt_regs") || !strings.Contains(err.Error(), "over struct ftrace_regs") {
 		t.Errorf("arm64_no_model.S: %v, want an error naming the evidence", err)
 	}
 }

@@ -131,7 +131,7 @@ func storageSingle(r *runCtx) error {
 		after := e.g.Stats()
 		r.set(fmt.Sprintf("size%d_frame_words", s.size), int64(after.LastFrameWords))
 		r.set(fmt.Sprintf("size%d_traced", s.size), int64(after.Traced-before.Traced))
-		r.expectEq(fmt.Sprintf("size%d_frame_words", s.size), ftrace.FrameOffset+1+1+1)
+		r.expectEq(fmt.Sprintf("size%d_frame_words", s.size), int64(ftrace.FrameOffsetOf(r.a)+1+1+1))
 		r.expect(e.g.Unregister(f.gops) == nil, "unregister_ftrace_graph(%s) failed", f.gops.Name)
 		f.report(r, "", s.want)
 	}
@@ -157,7 +157,7 @@ func storageMulti(r *runCtx) error {
 		return err
 	}
 	r.set("frame_words", int64(e.g.Stats().LastFrameWords))
-	r.expectEq("frame_words", ftrace.FrameOffset+1+4*2)
+	r.expectEq("frame_words", int64(ftrace.FrameOffsetOf(r.a)+1+4*2))
 	for i, f := range fs {
 		r.expect(e.g.Unregister(f.gops) == nil, "unregister_ftrace_graph(%s) failed", f.gops.Name)
 		f.report(r, "", storeSizes[i].want)

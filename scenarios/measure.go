@@ -43,7 +43,8 @@ type Prediction struct {
 // header encoding hdr on arch a. struct fprobe lives in a's heap region,
 // whose top bits decide whether a one-word header can encode it.
 func Predict(a *regs.Arch, hdr ftrace.HeaderEncoding, probes, dataBytes int) Prediction {
-	const frame = ftrace.FrameOffset + 1 // {ret, func, retp} + meta word
+	frame := ftrace.FrameOffsetOf(a) + 1 // {ret, func, [fp,] retp} + meta word
+	limit := ftrace.ShadowStackMaxOffsetOf(a)
 	p := Prediction{}
 	w := frame
 	if probes > 0 {
@@ -65,12 +66,12 @@ func Predict(a *regs.Arch, hdr ftrace.HeaderEncoding, probes, dataBytes int) Pre
 			return p
 		}
 		w += 1 + reserved
-		p.Why = fmt.Sprintf("4 frame words + 1 DATA word + %d x (%d header + %d data) = %d", probes, hw, dw, w)
+		p.Why = fmt.Sprintf("%d frame words + 1 DATA word + %d x (%d header + %d data) = %d", frame, probes, hw, dw, w)
 	} else {
-		p.Why = "4 frame words (a plain fgraph user reserves nothing)"
+		p.Why = fmt.Sprintf("%d frame words (a plain fgraph user reserves nothing)", frame)
 	}
 	p.WordsPerCall = w
-	d := (ftrace.ShadowStackMaxOffset - 1) / w
+	d := (limit - 1) / w
 	if d >= ChainLevels {
 		p.MaxDepth = ChainLevels
 		return p
@@ -78,12 +79,12 @@ func Predict(a *regs.Arch, hdr ftrace.HeaderEncoding, probes, dataBytes int) Pre
 	p.MaxDepth = d
 	// Level d+1 starts at curr = d*w: the push needs curr + 4 < 492; the
 	// reservation needs (d+1)*w < 492, which failed.
-	if d*w+frame >= ftrace.ShadowStackMaxOffset {
+	if d*w+frame >= limit {
 		p.FirstOverrun = d + 1
 	} else {
 		p.FirstNmissed = d + 1
 	}
-	p.Why += fmt.Sprintf("; %d frames fit below %d words", d, ftrace.ShadowStackMaxOffset)
+	p.Why += fmt.Sprintf("; %d frames fit below %d words", d, limit)
 	return p
 }
 

@@ -5,6 +5,16 @@
  * AAPCS64: x16/x17 are the intra-procedure-call scratch registers, which
  * the drivers use for the cursor and the call target.
  */
+/* The address of a runtime data word in reg, from absolute relocations
+   (movz/movk): the data region is beyond adr's reach, and objdump and the
+   tool's disassembler annotate an adrp page target differently. */
+.macro data_addr reg, sym
+	movz	\reg, #:abs_g3:\sym
+	movk	\reg, #:abs_g2_nc:\sym
+	movk	\reg, #:abs_g1_nc:\sym
+	movk	\reg, #:abs_g0_nc:\sym
+.endm
+
 	.text
 /* arch/arm64/kernel/entry-ftrace.S: ftrace_stub is a bare "ret" */
 SYM_FUNC_START_WEAK(ftrace_stub)
@@ -20,17 +30,17 @@ SYM_FUNC_END(ftrace_stub)
    At trampemu_end the host call trampemu_next finishes the batch and
    writes the next (an empty batch ends the run). */
 SYM_CODE_START(trampemu_checked_loop)
-1:	adrp	x16, trampemu_cursor
-	ldr	x16, [x16, #:lo12:trampemu_cursor]
-	adrp	x17, trampemu_end
-	ldr	x17, [x17, #:lo12:trampemu_end]
+1:	data_addr	x16, trampemu_cursor
+	ldr	x16, [x16]
+	data_addr	x17, trampemu_end
+	ldr	x17, [x17]
 	cmp	x16, x17
 	b.lo	2f
 	bl	trampemu_next
-	adrp	x16, trampemu_cursor
-	ldr	x16, [x16, #:lo12:trampemu_cursor]
-	adrp	x17, trampemu_end
-	ldr	x17, [x17, #:lo12:trampemu_end]
+	data_addr	x16, trampemu_cursor
+	ldr	x16, [x16]
+	data_addr	x17, trampemu_end
+	ldr	x17, [x17]
 	cmp	x16, x17
 	b.hs	trampemu_exit
 2:	ldp	x0, x1, [x16, #TREC_STACK]
@@ -53,31 +63,29 @@ SYM_CODE_START(trampemu_checked_loop)
 	ldr	x16, [x16, #TREC_X16]
 	blr	x17
 SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
-	adrp	x17, trampemu_cursor
-	ldr	x16, [x17, #:lo12:trampemu_cursor]
+	data_addr	x17, trampemu_cursor
+	ldr	x16, [x17]
 	stp	x0, x1, [x16, #TREC_OUT]
 	add	x16, x16, #TREC_SIZE
-	str	x16, [x17, #:lo12:trampemu_cursor]
+	str	x16, [x17]
 	b	1b
 SYM_CODE_END(trampemu_checked_loop)
 
 SYM_CODE_START(trampemu_fast_loop)
-1:	adrp	x16, trampemu_args
-	add	x16, x16, #:lo12:trampemu_args
+1:	data_addr	x16, trampemu_args
 	ldp	x0, x1, [x16]
 	ldp	x2, x3, [x16, #16]
 	ldp	x4, x5, [x16, #32]
-	adrp	x17, trampemu_target
-	ldr	x17, [x17, #:lo12:trampemu_target]
+	data_addr	x17, trampemu_target
+	ldr	x17, [x17]
 	blr	x17
 SYM_INNER_LABEL(trampemu_fast_return, SYM_L_GLOBAL)
-	adrp	x16, trampemu_result
-	add	x16, x16, #:lo12:trampemu_result
+	data_addr	x16, trampemu_result
 	stp	x0, x1, [x16]
-	adrp	x16, trampemu_count
-	ldr	x17, [x16, #:lo12:trampemu_count]
+	data_addr	x16, trampemu_count
+	ldr	x17, [x16]
 	subs	x17, x17, #1
-	str	x17, [x16, #:lo12:trampemu_count]
+	str	x17, [x16]
 	b.ne	1b
 SYM_INNER_LABEL(trampemu_exit, SYM_L_GLOBAL)
 	nop
