@@ -10,8 +10,8 @@ const (
 	arm64Address                   // an address, never accessed (prfm)
 	arm64Load                      // one load through its memory operand (or literal)
 	arm64Store                     // one store through its memory operand
-	arm64LoadPair                  // ldp: two loads, at the address and the address + size
-	arm64StorePair                 // stp: two stores, likewise
+	arm64LoadPair                  // ldp: one load of two registers, at the address and the address + size
+	arm64StorePair                 // stp: one store of two registers, likewise
 )
 
 // arm64Fact is the memory-access and control-flow fact of one AArch64
@@ -177,8 +177,17 @@ func arm64Facts(in *Inst, x arm64asm.Inst) {
 	ref.Load, ref.Store = load, !load
 	in.access(ref)
 	if f.mem == arm64LoadPair || f.mem == arm64StorePair {
+		// Two registers at the address and the address + size: one
+		// contiguous field, counted as one access of both (as an s390x
+		// stmg/lmg is, and as emu's per-instruction count joins QEMU's
+		// two accesses), with both references kept for the probes.
 		second := ref
 		second.Disp += int64(size)
 		in.access(second)
+		if load {
+			in.Loads--
+		} else {
+			in.Stores--
+		}
 	}
 }

@@ -71,8 +71,17 @@ func handInvocation(t *testing.T, a *regs.Arch) *harness.Invocation {
 	// A sound chain (an arch whose convention has no chain hook ignores it).
 	hc.Backchain = []uint64{callSP, sp, inv.DriverSP, 0}
 	inv.Calls = []harness.HostCall{hc}
+	if adjust := handArch[a.Name]; adjust != nil {
+		adjust(a, inv, ret, parent)
+	}
 	return inv
 }
+
+// handArch reshapes the clean observations for an arch whose call site or
+// frame chain differs from the shape above, from its own test file
+// (check/arm64_test.go: x30 = ip+4 and x9 = parent at entry, frame
+// records as the chain).
+var handArch = map[string]func(a *regs.Arch, inv *harness.Invocation, ret, parent uint64){}
 
 // handBatch is one finished call of add with the invocation.
 func handBatch(inv *harness.Invocation) *harness.Batch {
@@ -106,8 +115,9 @@ func TestAnalyzeHandObservations(t *testing.T) {
 		kind    Kind
 		// want is in the finding's message.
 		want string
-		// chain: only on arches whose convention checks the frame chain.
-		chain bool
+		// chain: only on arches whose convention checks the frame chain;
+		// align: only where sp alignment is checked at every boundary.
+		chain, align bool
 	}{
 		{name: "clean"},
 		{name: "callee-saved register changed", kind: Clobber, want: "changed across the entry trampoline",
@@ -142,10 +152,16 @@ func TestAnalyzeHandObservations(t *testing.T) {
 			breakIt: func(a *regs.Arch, b *harness.Batch) {
 				b.Stop = &harness.Stop{Err: errors.New("limit"), Emulated: true, Kind: "instruction limit", Runaway: true, Arch: a.Name}
 			}},
+		{name: "sp misaligned at an interrupted boundary", kind: Stack, want: "-byte aligned inside the entry trampoline", align: true,
+			breakIt: func(a *regs.Arch, b *harness.Batch) {
+				inv := b.Calls[0].Invocations[0]
+				inv.Interrupted = true
+				inv.Interrupt.PC, inv.Interrupt.SP = inv.EntryRet-uint64(a.McountInsnSize), inv.Before[a.SP]-72
+			}},
 		{name: "frame chain misses the driver", kind: Backchain, want: "does not reach the driver's frame", chain: true,
 			breakIt: func(a *regs.Arch, b *harness.Batch) {
 				hc := &b.Calls[0].Invocations[0].Calls[0]
-				hc.Backchain = hc.Backchain[:2]
+				hc.Backchain = hc.Backchain[:len(hc.Backchain)-2] // the driver's frame and its end
 			}},
 	}
 	for _, a := range regs.Arches {
@@ -155,8 +171,8 @@ func TestAnalyzeHandObservations(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(a.Name+"/"+c.name, func(t *testing.T) {
-				if c.chain && conv.callChain == nil {
-					// No chain hook: the same broken chain is no finding.
+				if (c.chain && conv.callChain == nil) || (c.align && conv.spAlign == 0) {
+					// No such check: the same broken data is no finding.
 					c.kind, c.want = "", ""
 				}
 				b := handBatch(handInvocation(t, a))
@@ -219,7 +235,13 @@ func TestKeptSetsFromABIRoles(t *testing.T) {
 			"volatile": {"r3", "r4", "r5"},
 		},
 	}
-	for _, a := range []*regs.Arch{regs.X86_64, regs.S390X} {
+	want[regs.ARM64.Name] = map[string][]string{
+		"entry": {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x18",
+			"x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29"},
+		"exit":     {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29"},
+		"volatile": {"x8"},
+	}
+	for _, a := range regs.Arches {
 		conv, err := conventionOf(a)
 		if err != nil {
 			t.Fatal(err)

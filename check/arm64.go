@@ -147,7 +147,7 @@ func arm64FrameRecords(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCa
 	default:
 		missing = "the driver's frame record"
 	}
-	return fmt.Sprintf("frame records from x29 at the call to %s do not reach %s", hc.Name, missing),
+	return fmt.Sprintf("the frame-record chain from x29 at the call to %s does not reach %s", hc.Name, missing),
 		fmt.Sprintf("records %s", arm64RecordText(rec, inv.Before[a.SP]))
 }
 
