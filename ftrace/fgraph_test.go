@@ -100,8 +100,8 @@ func TestSelftestStorage(t *testing.T) {
 				}
 				if together {
 					run(ops...)
-					if words := e.g.Stats().LastFrameWords; words != 4+4*2 {
-						t.Errorf("frame used %d words, want 12", words)
+					if words, want := e.g.Stats().LastFrameWords, FrameOffsetOf(a)+1+4*2; words != want {
+						t.Errorf("frame used %d words, want %d", words, want)
 					}
 				} else {
 					for _, o := range ops {
@@ -188,20 +188,20 @@ func TestReserveLimits(t *testing.T) {
 		if results[257] || results[0] || results[-1] || !results[256] {
 			t.Fatalf("reserve results %v: only 256 may succeed", results)
 		}
-		if e.g.Stats().LastFrameWords != 4+33 {
-			t.Fatalf("frame words %d, want 37", e.g.Stats().LastFrameWords)
+		if want := FrameOffsetOf(a) + 1 + 33; e.g.Stats().LastFrameWords != want {
+			t.Fatalf("frame words %d, want %d", e.g.Stats().LastFrameWords, want)
 		}
 	})
 }
 
 // modelNest computes from the constants alone how many nested calls are
-// traced before trace_overrun increments, when each frame tries to reserve
-// d words (0: none) and is traced whether or not that succeeds.
-func modelNest(d int) (traced, withData int) {
-	curr := 0
-	for curr+FrameOffset+1 < ShadowStackMaxOffset {
-		curr += FrameOffset + 1
-		if d > 0 && curr+d+1 < ShadowStackMaxOffset {
+// traced before trace_overrun increments on arch a, when each frame tries
+// to reserve d words (0: none) and is traced whether or not that succeeds.
+func modelNest(a *regs.Arch, d int) (traced, withData int) {
+	curr, fo, max := 0, FrameOffsetOf(a), ShadowStackMaxOffsetOf(a)
+	for curr+fo+1 < max {
+		curr += fo + 1
+		if d > 0 && curr+d+1 < max {
 			curr += d + 1
 			withData++
 		}
@@ -216,19 +216,25 @@ func TestOverflowDepth(t *testing.T) {
 		words        int  // data words reserved per frame
 		needData     bool // the user refuses frames without its data
 		traced, data int  // hand-computed from 492 and the frame sizes
+		// with HAVE_FUNCTION_GRAPH_FP_TEST (arm64): 5-word frames under
+		// a maximum offset of 491
+		tracedFP, dataFP int
 	}{
-		{"no data", 0, false, 122, 0},
-		{"1 word", 1, false, 82, 81},
-		{"1 word, data required", 1, true, 81, 81},
-		{"32 words", 32, false, 15, 13},
-		{"32 words, data required", 32, true, 13, 13},
+		{"no data", 0, false, 122, 0, 98, 0},
+		{"1 word", 1, false, 82, 81, 70, 70},
+		{"1 word, data required", 1, true, 81, 81, 70, 70},
+		{"32 words", 32, false, 15, 13, 18, 12},
+		{"32 words, data required", 32, true, 13, 13, 12, 12},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			archs(t, func(t *testing.T, a *regs.Arch) {
-				mt, md := modelNest(tc.words)
+				mt, md := modelNest(a, tc.words)
 				if tc.needData {
 					mt = md
+				}
+				if FrameOffsetOf(a) != FrameOffset {
+					tc.traced, tc.data = tc.tracedFP, tc.dataFP
 				}
 				if mt != tc.traced || md != tc.data {
 					t.Fatalf("model says %d traced, %d with data; table says %d, %d", mt, md, tc.traced, tc.data)
@@ -257,8 +263,10 @@ func TestOverflowDepth(t *testing.T) {
 					t.Fatalf("%d nested calls traced (%d with data), want %d (%d)", n, reserved, tc.traced, tc.data)
 				}
 				wantOverrun := uint64(1)
-				if tc.needData {
-					wantOverrun = 0 // a failed reservation is not an overrun
+				if fo, max := FrameOffsetOf(a), ShadowStackMaxOffsetOf(a); tc.needData && tc.data*(fo+1+tc.words+1)+fo+1 < max {
+					// The next frame fits but its data does not: a failed
+					// reservation is not an overrun.
+					wantOverrun = 0
 				}
 				if task.Overrun != wantOverrun || task.Depth != n-1 {
 					t.Fatalf("trace_overrun %d depth %d, want %d and %d", task.Overrun, task.Depth, wantOverrun, n-1)
@@ -390,10 +398,10 @@ func TestCorruptStack(t *testing.T) {
 		spoil func(e *env)
 	}{
 		{"empty stack", func(e *env) { e.g.Current().Curr = 0 }},
-		{"offset 0", func(e *env) { e.mem.WriteWord(e.g.Current().Stack+8*3, BitmapWord(1)&^1023) }},
-		{"offset beyond curr", func(e *env) { e.mem.WriteWord(e.g.Current().Stack+8*3, DataWord(0, 1, 500)) }},
-		{"offset below a frame", func(e *env) { e.mem.WriteWord(e.g.Current().Stack+8*3, BitmapWord(1)&^1023|2) }},
-		{"meta not bitmap", func(e *env) { e.mem.WriteWord(e.g.Current().Stack+8*3, ReservedWord()) }},
+		{"offset 0", func(e *env) { e.mem.WriteWord(e.metaWord(), BitmapWord(1)&^1023) }},
+		{"offset beyond curr", func(e *env) { e.mem.WriteWord(e.metaWord(), DataWord(0, 1, 500)) }},
+		{"offset below a frame", func(e *env) { e.mem.WriteWord(e.metaWord(), BitmapWord(1)&^1023|2) }},
+		{"meta not bitmap", func(e *env) { e.mem.WriteWord(e.metaWord(), ReservedWord()) }},
 		{"curr too large", func(e *env) { e.g.Current().Curr = 600 }},
 		{"curr negative", func(e *env) { e.g.Current().Curr = -5 }},
 	}
@@ -468,3 +476,7 @@ func TestReturnFregs(t *testing.T) {
 		e.noFaults()
 	})
 }
+
+// metaWord is the address of the first frame's meta word: after the
+// frame's FGRAPH_FRAME_OFFSET words (3; 4 with the FP-test word).
+func (e *env) metaWord() uint64 { return e.g.Current().Stack + 8*uint64(FrameOffsetOf(e.arch)) }

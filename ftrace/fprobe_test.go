@@ -284,6 +284,7 @@ func TestFprobeBudget(t *testing.T) {
 				}
 				f.call(f.fn(2), 2, 1, ident)
 				enabled := tc.probes
+				tc.wantWords += FrameOffsetOf(a) - FrameOffset // the FP-test word (arm64)
 				if tc.fits {
 					if entries != enabled || exits != enabled || f.g.Stats().LastFrameWords != tc.wantWords {
 						t.Fatalf("entries %d exits %d words %d; want %d %d %d", entries, exits, f.g.Stats().LastFrameWords, enabled, enabled, tc.wantWords)
@@ -580,6 +581,7 @@ func TestFprobeWordsPerCall(t *testing.T) {
 					_ = f.m.Register(&Fprobe{Name: "w", EntryDataSize: tc.size,
 						ExitHandler: func(*Fprobe, uint64, uint64, *regs.Frame, uint64) {}}, "other_function")
 				}
+				tc.want += FrameOffsetOf(a) - FrameOffset // the FP-test word (arm64)
 				if w := f.m.WordsPerCall(f.fn(2)); w != tc.want {
 					t.Fatalf("predicted %d words, want %d", w, tc.want)
 				}

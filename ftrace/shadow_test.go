@@ -96,24 +96,32 @@ func TestWorkedExample(t *testing.T) {
 		if !e.g.Enter(ret, fn, 0, retp, e.fregs) {
 			t.Fatal("not traced")
 		}
-		want := []uint64{ret, fn, retp, 0b1001<<12 | 1<<10 | 3, 0x1111, 0x2222, 3<<17 | 1<<12 | 2<<10 | 6}
+		// struct ftrace_ret_stack {ret, func, [fp,] retp} (the fp word with
+		// HAVE_FUNCTION_GRAPH_FP_TEST, arm64), then the meta word, B's two
+		// data words and its data word.
+		fo := uint64(FrameOffsetOf(a))
+		want := []uint64{ret, fn, retp}
+		if fo != FrameOffset {
+			want = []uint64{ret, fn, 0, retp}
+		}
+		want = append(want, 0b1001<<12|1<<10|fo, 0x1111, 0x2222, 3<<17|1<<12|2<<10|(fo+3))
 		for i, w := range want {
 			if got := e.word(i); got != w {
 				t.Errorf("word[%d] = %#x, want %#x", i, got, w)
 			}
 		}
-		if bData != e.g.Current().Stack+4*8 {
-			t.Errorf("reserve_data result %#x, want &word[4] = %#x", bData, e.g.Current().Stack+32)
+		if bData != e.g.Current().Stack+(fo+1)*8 {
+			t.Errorf("reserve_data result %#x, want &word[%d] = %#x", bData, fo+1, e.g.Current().Stack+(fo+1)*8)
 		}
-		if c := e.g.Current().Curr; c != 7 {
-			t.Errorf("curr_ret_stack = %d, want 7", c)
+		if c := e.g.Current().Curr; c != int(fo)+4 {
+			t.Errorf("curr_ret_stack = %d, want %d", c, fo+4)
 		}
 		frames, err := e.g.Frames()
 		if err != nil || len(frames) != 1 {
 			t.Fatalf("Frames = %v, %v", frames, err)
 		}
 		f := frames[0]
-		if f.Meta.Bitmap != 0b1001 || len(f.Data) != 1 || f.Data[0] != (Record{Index: 3, Words: 2, First: 4, Addr: bData}) || f.Words() != 7 {
+		if f.Meta.Bitmap != 0b1001 || len(f.Data) != 1 || f.Data[0] != (Record{Index: 3, Words: 2, First: int(fo) + 1, Addr: bData}) || f.Words() != int(fo)+4 {
 			t.Errorf("frame %+v", f)
 		}
 		if _, err := e.g.Return(e.fregs); err != nil {

@@ -36,14 +36,23 @@ var badFiles = map[string]map[string]string{
 			"\tla %r2,STACK_FRAME_OVERHEAD(%r15)\n\tbrasl %r14,ftrace_return_to_handler\n" +
 			"\taghi %r15,STACK_FRAME_SIZE_FREGS\n\tlgr %r14,%r2\n\tlmg %r2,%r5,32(%r15)\n\tbr %r14\nSYM_FUNC_END(return_to_handler)\n",
 	},
+	"arm64": {
+		"asm_error.S": "SYM_CODE_START(return_to_handler)\n\tret\n\tbogusinsn x1\nSYM_CODE_END(return_to_handler)\n",
+		"undefined.S": "SYM_CODE_START(return_to_handler)\n\tbl nowhere_fn\n\tbl other_missing\n\tret\nSYM_CODE_END(return_to_handler)\n",
+		"fault.S":     "SYM_CODE_START(return_to_handler)\n\tmov x1, #0x10\n\tldr x1, [x1]\n\tret\nSYM_CODE_END(return_to_handler)\n",
+		"runaway.S":   "SYM_CODE_START(return_to_handler)\n1:\tb 1b\nSYM_CODE_END(return_to_handler)\n",
+		"twice.S": "SYM_CODE_START(return_to_handler)\n\tsub sp, sp, #FREGS_SIZE\n\tstp x0, x1, [sp, #FREGS_X0]\n\tstr x29, [sp, #FREGS_FP]\n" +
+			"\tmov x0, sp\n\tbl ftrace_return_to_handler\n\tmov x0, sp\n\tbl ftrace_return_to_handler\n\tmov x30, x0\n" +
+			"\tldp x0, x1, [sp, #FREGS_X0]\n\tadd sp, sp, #FREGS_SIZE\n\tret\nSYM_CODE_END(return_to_handler)\n",
+	},
 }
 
 // otherArch is the arch whose correct files stand for "another arch's
 // instructions".
-var otherArch = map[string]string{"x86_64": "s390x", "s390x": "x86_64"}
+var otherArch = map[string]string{"x86_64": "s390x", "s390x": "arm64", "arm64": "x86_64"}
 
 // brokenPrefix is the prefix of an arch's files in tests/testdata/broken.
-var brokenPrefix = map[string]string{"x86_64": "x86", "s390x": "s390x"}
+var brokenPrefix = map[string]string{"x86_64": "x86", "s390x": "s390x", "arm64": "arm64"}
 
 // TestBadInput: every bad input of issue 9 answered clearly on both
 // arches: exit 2 with a one-line message naming the input and the fix for
@@ -59,7 +68,7 @@ func TestBadInput(t *testing.T) {
 	must(t, os.WriteFile(empty, nil, 0o644))
 	must(t, os.WriteFile(binary, []byte("\x7fELF\x02\x01\x01\x00\x00\x00binary"), 0o644))
 	must(t, os.WriteFile(notDir, []byte("x"), 0o644))
-	for _, arch := range []string{"x86_64", "s390x"} {
+	for _, arch := range []string{"x86_64", "s390x", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			file := func(name string) string {
 				p := filepath.Join(dir, arch+"_"+name)
@@ -88,7 +97,7 @@ func TestBadInput(t *testing.T) {
 				{"exit file as entry", check("--file", own+"_rth_ok.S", "--role", "entry"), 2, "defines return_to_handler, the symbol of an exit trampoline", ""},
 				{"entry file as exit", check("--file", own+"_entry_ok.S", "--role", "exit"), 2, "the symbol of an entry trampoline, not return_to_handler: use --role entry", ""},
 				{"undefined symbols", check("--file", file("undefined.S"), "--role", "exit"), 2, "undefined symbols: nowhere_fn, other_missing", ""},
-				{"unknown arch", []string{"check", "--arch", "mips"}, 2, "valid are s390x, x86_64", ""},
+				{"unknown arch", []string{"check", "--arch", "mips"}, 2, "valid are arm64, s390x, x86_64", ""},
 				{"unknown variant", check("--variant", "nope"), 2, "unknown " + arch + " variant \"nope\": valid are", ""},
 				{"unknown workload", []string{"check", "--arch", arch, "--workload", "nope"}, 2, "valid are add", ""},
 				{"unknown scenario", check("--scenario", "nope"), 2, "valid are default", ""},

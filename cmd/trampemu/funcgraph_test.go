@@ -46,9 +46,9 @@ func TestFunctionGraphGolden(t *testing.T) {
 }
 
 // TestFunctionGraphChainReadable: the chain workload (130 nested calls)
-// prints within 120 columns per line, braces balanced, on both arches.
+// prints within 120 columns per line, braces balanced, on every arch.
 func TestFunctionGraphChainReadable(t *testing.T) {
-	for _, arch := range []string{"x86_64", "s390x"} {
+	for _, arch := range []string{"x86_64", "s390x", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			if code := run([]string{"trace", "--arch", arch, "--variant", "ftrace_caller", "--workload", "chain", "--format", "function_graph"}, &out, &errb); code != 0 {

@@ -48,7 +48,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"check", "--arch", "s390x", "--variant", "rth-v14-draft", "--workload", "add", "--calls", "2"}, 1, "stale-read gprs[2]", ""},
 		{[]string{"check", "--arch", "x86_64", "--file", broken + "x86_rth_loses_rdx.S", "--role", "exit", "--workload", "ret128", "--calls", "2"}, 1, "clobber %rdx", ""},
 		{[]string{"check", "--arch", "s390x", "--file", broken + "s390x_entry_ok.S", "--role", "entry", "--workload", "add", "--calls", "2"}, 0, "ok", ""},
-		{[]string{"check", "--arch", "mips"}, 2, "", "valid are s390x, x86_64"},
+		{[]string{"check", "--arch", "mips"}, 2, "", "valid are arm64, s390x, x86_64"},
 		{[]string{"check", "--arch", "x86_64", "--variant", "nope"}, 2, "", "valid are ftrace_caller"},
 		{[]string{"check", "--arch", "s390x", "--workload", "ret128"}, 2, "", "valid are add"},
 		{[]string{"check", "--arch", "x86_64", "--scenario", "nope"}, 2, "", "valid are default"},
@@ -69,7 +69,7 @@ func TestAsmErrorNamesTheLine(t *testing.T) {
 	if err := os.WriteFile(p, []byte("SYM_FUNC_START(f)\n\tRET\n\tbogus %r1\nSYM_FUNC_END(f)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, arch := range []string{"x86_64", "s390x"} {
+	for _, arch := range []string{"x86_64", "s390x", "arm64"} {
 		var out, errb bytes.Buffer
 		if code := run([]string{"asm", "--arch", arch, p}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "mine.S:3") {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and mine.S:3", arch, code, errb.String())

@@ -118,8 +118,9 @@ func TestTraceRunaway(t *testing.T) {
 	loops := map[string]string{
 		"x86_64": "SYM_CODE_START(return_to_handler)\n1:\tjmp\t1b\nSYM_CODE_END(return_to_handler)\n",
 		"s390x":  "SYM_CODE_START(return_to_handler)\n1:\tj\t1b\nSYM_CODE_END(return_to_handler)\n",
+		"arm64":  "SYM_CODE_START(return_to_handler)\n1:\tb\t1b\nSYM_CODE_END(return_to_handler)\n",
 	}
-	for _, arch := range []string{"x86_64", "s390x"} {
+	for _, arch := range []string{"x86_64", "s390x", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "loop.S")
 			if err := os.WriteFile(p, []byte(loops[arch]), 0o644); err != nil {
