@@ -1,9 +1,3 @@
-// Package asm turns kernel-style .S text into a linked Image for one guest
-// architecture: the C preprocessor with a generated asm-offsets.h and a
-// prelude of kernel linkage macros, GNU as for the target, GNU ld with a
-// generated linker script placing code and data at the guest memory map's
-// addresses, and debug/elf to read the result. It also decodes instructions
-// (Disassembler) with their static memory traffic.
 package asm
 
 import (
@@ -243,11 +237,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
 	out := filepath.Join(dir, "image.elf")
-	emul := "elf_x86_64"
-	if a.Name == "s390x" {
-		emul = "elf64_s390"
-	}
-	args := []string{"-m", emul, "-T", scriptPath, "-o", out, "--orphan-handling=error",
+	args := []string{"-m", mustAsmArch(a).ldEmulation, "-T", scriptPath, "-o", out, "--orphan-handling=error",
 		"-z", "noexecstack", "--no-warn-rwx-segments", "-static", "-nostdlib"}
 	cmd := exec.Command(ldPath, append(args, objs...)...)
 	cmd.Dir = dir
@@ -353,10 +343,7 @@ func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Sou
 	if err != nil {
 		return err
 	}
-	args := append([]string{"--64", "-o", obj}, a.AsFlags...)
-	if a.Name == "s390x" {
-		args = append([]string{"-m64", "-o", obj}, a.AsFlags...)
-	}
+	args := append(append(append([]string{}, mustAsmArch(a).asFlags...), "-o", obj), a.AsFlags...)
 	args = append(args, pre)
 	if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
 		return &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}

@@ -19,7 +19,25 @@ const (
 	FlowIndirectJump      // jump through a register or memory (x86 jmp *, s390x br)
 	FlowReturn            // x86 ret
 	FlowTrap              // int3, ud2, hlt, s390x 0x0000
+	// FlowCondIndirectJump: a conditional jump through a register or
+	// memory (s390x bcr/bc with a mask other than 0 and 15).
+	FlowCondIndirectJump
+	// When adding a kind, name it in flowNames.
 )
+
+var flowNames = [...]string{
+	FlowNone: "none", FlowCall: "call", FlowIndirectCall: "indirect-call", FlowJump: "jump",
+	FlowCondJump: "cond-jump", FlowIndirectJump: "indirect-jump", FlowReturn: "return", FlowTrap: "trap",
+	FlowCondIndirectJump: "cond-indirect-jump",
+}
+
+// String names the flow kind ("call", "cond-jump").
+func (f Flow) String() string {
+	if int(f) < len(flowNames) {
+		return flowNames[f]
+	}
+	return fmt.Sprintf("Flow(%d)", f)
+}
 
 // Inst is one decoded instruction with its static facts.
 type Inst struct {
@@ -66,6 +84,19 @@ func (r MemRef) Addr(reg func(int) uint64) uint64 {
 		a += reg(r.Index) * uint64(max(r.Scale, 1))
 	}
 	return a
+}
+
+// access records one memory access of the instruction and counts it.
+func (in *Inst) access(r MemRef) {
+	if r.Load {
+		in.Loads++
+		in.LoadBytes += r.Size
+	}
+	if r.Store {
+		in.Stores++
+		in.StoreBytes += r.Size
+	}
+	in.Mem = append(in.Mem, r)
 }
 
 // Disassembler decodes instructions of one architecture.

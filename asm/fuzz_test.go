@@ -41,8 +41,10 @@ func limitMinimizeTime(d string) {
 // Principles of Operation, "Instruction formats").
 func s390xInsnLen(b byte) int { return [4]int{2, 4, 4, 6}[b>>6] }
 
+// FuzzDisassemble fuzzes the x86-64 and s390x decoders (the bool picks
+// s390x); FuzzDisassembleARM64 has arm64's.
 func FuzzDisassemble(f *testing.F) {
-	for _, a := range regs.Arches {
+	for _, a := range []*regs.Arch{regs.X86_64, regs.S390X} {
 		s390 := a == regs.S390X
 		im := fuzzImage(f, a)
 		for _, u := range im.Units {
@@ -91,13 +93,55 @@ func FuzzDisassemble(f *testing.F) {
 	})
 }
 
+// FuzzDisassembleARM64 is FuzzDisassemble for the arm64 decoder: every
+// instruction is 4 bytes.
+func FuzzDisassembleARM64(f *testing.F) {
+	im := fuzzImage(f, regs.ARM64)
+	for _, u := range im.Units {
+		code := im.Bytes(u.Start, int(u.End-u.Start))
+		f.Add(code, u.Start)
+		f.Add(code[len(code)/3:], u.Start+uint64(len(code)/3))
+	}
+	f.Add([]byte{}, uint64(0))
+	f.Add([]byte{0x5f, 0x24, 0x03}, uint64(0))                        // a cut bti c
+	f.Add([]byte{0x00, 0x00, 0x00, 0x00}, uint64(0xffff800080000000)) // udf #0
+	f.Add([]byte{0xfa, 0xff, 0xff, 0x97}, uint64(0))                  // bl backwards past 0
+	f.Add([]byte{0x45, 0x58, 0x61, 0xb8}, uint64(0))                  // ldr w5, [x2, w1, uxtw #2]
+	f.Add([]byte{0xe0, 0x07, 0xbf, 0xad}, uint64(0xfffffffffffffff0)) // stp q0, q1, [sp, #-32]!
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
+		if len(code) > 16 {
+			code = code[:16]
+		}
+		in, err := asm.NewDisassembler(regs.ARM64, nil).Decode(code, pc)
+		if err != nil {
+			return
+		}
+		switch {
+		case in.Len != 4 || len(code) < 4:
+			t.Fatalf("arm64 length %d for % x", in.Len, code)
+		case in.Addr != pc || string(in.Bytes) != string(code[:4]):
+			t.Fatalf("Addr %#x Bytes % x for pc %#x code % x", in.Addr, in.Bytes, pc, code)
+		case in.Text == "" || in.Op == "":
+			t.Fatalf("empty text or mnemonic for % x", code)
+		case !in.MemKnown && len(in.Mem) > 0:
+			t.Fatalf("%s: memory operands %+v without memory facts", in.Text, in.Mem)
+		}
+		n := len(regs.ARM64.Regs)
+		for _, r := range in.Mem {
+			if r.Base < -1 || r.Base >= n || r.Index < -1 || r.Index >= n || r.Scale < 1 || r.Size < 1 || r.Load == r.Store {
+				t.Fatalf("%s: memory operand %+v outside the register file or without a size and one direction", in.Text, r)
+			}
+		}
+	})
+}
+
 func FuzzLoadELF(f *testing.F) {
 	// Go's byte minimiser is quadratic in the input length: on inputs the
 	// size of the ELF seeds (9 KB) minimising one new-coverage input would
 	// take the whole default minute of -fuzzminimizetime and a 10 s run
 	// would do nothing else. Unless the user chose a value, spend 1 s.
 	limitMinimizeTime("1s")
-	for _, a := range regs.Arches {
+	for _, a := range asmTestArches() {
 		elf := fuzzImage(f, a).ELF
 		f.Add(elf)
 		for _, n := range []int{len(elf) - 1, len(elf) / 2, 64, 52, 16, 4, 0} {
@@ -109,7 +153,7 @@ func FuzzLoadELF(f *testing.F) {
 		f.Add(bad)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, a := range regs.Arches {
+		for _, a := range asmTestArches() {
 			im, err := asm.LoadELF(a, data)
 			if err != nil {
 				continue

@@ -107,6 +107,11 @@ func LoadELF(a *regs.Arch, data []byte) (im *Image, err error) {
 		if s.Name == "" || t == elf.STT_SECTION || t == elf.STT_FILE || s.Section == elf.SHN_UNDEF {
 			continue
 		}
+		if s.Name[0] == '$' && elf.ST_BIND(s.Info) == elf.STB_LOCAL && t == elf.STT_NOTYPE {
+			// An AArch64 mapping symbol ($x code, $d data: "ELF for the
+			// Arm 64-bit Architecture", Mapping symbols), not a name.
+			continue
+		}
 		im.Symbols = append(im.Symbols, Symbol{
 			Name: s.Name, Addr: s.Value, Size: s.Size,
 			Func: t == elf.STT_FUNC, Global: elf.ST_BIND(s.Info) != elf.STB_LOCAL,

@@ -71,6 +71,14 @@ func TestListingGolden(t *testing.T) {
 			"nop 0",
 			"br %r1",
 		}},
+		{regs.ARM64, []string{
+			"bti c",
+			"bl ffff800080f00000 <ftrace_stub>",
+			"adrp x2, ffff800082000000 <listing_op>",
+			"<listing_call>:",
+			"stp x29, x30, [sp, #-16]!",
+			"ret x9",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name, func(t *testing.T) {

@@ -77,6 +77,21 @@ func objdumpInputs(t *testing.T, a *regs.Arch) []objdumpInput {
 		}
 		return b
 	}
+	// exists: an arch not yet in regs.Arches may lack the project's files
+	// (arm64 while they are being added); then only asm's own test files
+	// are compared, and the test says so.
+	exists := func(name string, stat func(string) error) bool {
+		if stat(name) == nil {
+			return true
+		}
+		if switchedOn(a) {
+			return true // reading it fails loudly
+		}
+		t.Logf("%s is not in regs.Arches yet and has no %s: not compared", a.Name, name)
+		return false
+	}
+	embedded := func(name string) error { _, err := fs.Stat(trampolines.Files, name); return err }
+	onDisk := func(name string) error { _, err := os.Stat(name); return err }
 	headers := map[string][]byte{}
 	hs, err := fs.Glob(trampolines.Files, a.Name+"/*.h")
 	if err != nil {
@@ -89,7 +104,7 @@ func objdumpInputs(t *testing.T, a *regs.Arch) []objdumpInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && switchedOn(a) {
 		t.Fatalf("no %s/*.S in trampolines.Files", a.Name)
 	}
 	var out []objdumpInput
@@ -111,16 +126,22 @@ func objdumpInputs(t *testing.T, a *regs.Arch) []objdumpInput {
 	}
 	// runtime/data.S holds the runtime's data and no code.
 	wl, rt := "workloads/"+a.Name+".S", "runtime/"+a.Name+".S"
-	defs := trampolines.RuntimeDefines(a)
-	out = append(out, objdumpInput{arch: a, name: "trampolines/" + wl, text: read(wl)},
-		objdumpInput{arch: a, name: "trampolines/" + rt, text: read(rt), defines: defs,
-			with: []asm.Source{{Name: "trampolines/runtime/data.S", Text: read("runtime/data.S"), Defines: defs}}})
-	td := filepath.Join("..", "emu", "testdata", a.Name+".S")
-	text, err := os.ReadFile(td)
-	if err != nil {
-		t.Fatal(err)
+	if exists(wl, embedded) {
+		out = append(out, objdumpInput{arch: a, name: "trampolines/" + wl, text: read(wl)})
 	}
-	out = append(out, objdumpInput{arch: a, name: "emu/testdata/" + a.Name + ".S", text: text})
+	if exists(rt, embedded) {
+		defs := trampolines.RuntimeDefines(a)
+		out = append(out, objdumpInput{arch: a, name: "trampolines/" + rt, text: read(rt), defines: defs,
+			with: []asm.Source{{Name: "trampolines/runtime/data.S", Text: read("runtime/data.S"), Defines: defs}}})
+	}
+	td := filepath.Join("..", "emu", "testdata", a.Name+".S")
+	if exists(td, onDisk) {
+		text, err := os.ReadFile(td)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, objdumpInput{arch: a, name: "emu/testdata/" + a.Name + ".S", text: text})
+	}
 	own, err := filepath.Glob(filepath.Join("testdata", "*_"+a.Name+".S"))
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +219,11 @@ func runObjdump(t *testing.T, a *regs.Arch, im *asm.Image) []objdumpLine {
 //     (4 bytes); the CPU, and we, decode 0x0000 as a 2-byte invalid
 //     instruction ".short 0x0000". Objdump's ".long 0x0000XXXX" must be our
 //     ".short 0x0000" followed by a 2-byte instruction.
+//  6. arm64: objdump's trailing "// ..." comment (the decimal value of an
+//     immediate, "// b.any" after b.ne) is dropped.
+//  7. arm64: an adrp page objdump names by the nearest symbol below it in
+//     any section ("<trampemu_direct_hook+0x10fffb0>"), where we name none:
+//     the name must resolve to the address, and is dropped.
 //
 // Anything else that differs is reported as a mismatch.
 
@@ -210,6 +236,8 @@ var objdumpAliases = []struct {
 		"66 90, GAS's 2-byte alignment nop: objdump names the xchg, x86asm the prefix"},
 	{"x86_64", "cs nopw 0x0(%rax,%rax,1)", "nopw %cs:(%rax,%rax)",
 		"66 2e 0f 1f 84 00.., GAS's 10-byte alignment nop: objdump prints the segment prefix as a word, x86asm as an operand override"},
+	{"arm64", ".word 0x00000000", "udf #0",
+		"a zero word of a literal pool in .text: objdump prints data after a $d mapping symbol, the CPU (and we) decode udf #0"},
 }
 
 var (
@@ -275,7 +303,28 @@ func normalise(a *regs.Arch, im *asm.Image, objdump, ours string, used map[int]i
 			want = r.fn(want)
 		}
 	}
+	if a.Name == "arm64" {
+		// Step 6: objdump's "// ..." comment (an immediate in decimal, the
+		// condition's other names) is dropped.
+		if i := strings.Index(want, " //"); i >= 0 {
+			want = want[:i]
+		}
+	}
 	ws, gs := symTargetRE.FindAllStringSubmatchIndex(want, -1), symTargetRE.FindAllStringSubmatch(ours, -1)
+	if a.Name == "arm64" && len(ws) == 1 && len(gs) == 0 && strings.HasPrefix(want, "adrp ") {
+		// Step 7: objdump names an adrp page that no symbol of its
+		// section starts by the nearest symbol below it in any section;
+		// we name none. The name must still be that address.
+		m := ws[0]
+		v, err := strconv.ParseUint(want[m[2]:m[3]], 16, 64)
+		if im == nil {
+			return want, "no image to resolve <" + want[m[4]:m[5]] + "> in"
+		}
+		if addr, ok := resolve(im, want[m[4]:m[5]]); !ok || err != nil || addr != v {
+			return want, fmt.Sprintf("<%s> is not a name of %s", want[m[4]:m[5]], want[m[2]:m[3]])
+		}
+		return strings.TrimSpace(want[:m[3]] + want[m[1]:]), ""
+	}
 	if len(ws) != len(gs) {
 		return want, fmt.Sprintf("objdump annotates %d addresses, we %d", len(ws), len(gs))
 	}
@@ -304,7 +353,7 @@ func normalise(a *regs.Arch, im *asm.Image, objdump, ours string, used map[int]i
 }
 
 func TestDisassemblerMatchesObjdump(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range asmTestArches() {
 		t.Run(a.Name, func(t *testing.T) {
 			used := map[int]int{}
 			total := 0
@@ -414,6 +463,11 @@ func TestObjdumpNormalisation(t *testing.T) {
 		{regs.S390X, "xchg   %ax,%ax", "", "xchg %ax,%ax", false},
 		{regs.S390X, "brasl  %r14,f00000 <ftrace_stub>", "brasl %r14,f00000 <ftrace_stub>", "brasl %r14,f00000 <ftrace_stub>", false},
 		{regs.S390X, "brasl  %r14,f00000 <ftrace_stub>", "brasl %r14,f00000", "brasl %r14,f00000 <ftrace_stub>", true},
+		{regs.ARM64, "mov	x0, #0x1                   	// #1", "", "mov x0, #0x1", false},
+		{regs.ARM64, "b.ne	ffff80008000003c <f+0x3c>  // b.any", "b.ne ffff80008000003c <f+0x3c>", "b.ne ffff80008000003c <f+0x3c>", false},
+		{regs.ARM64, ".word	0x00000000", "", "udf #0", false},
+		{regs.ARM64, "ldr	x1, [sp, #16]", "", "ldr x1, [sp, #16]", false},
+		{regs.ARM64, "adrp	x16, ffff800082000000 <nosuch+0x10>", "adrp x16, ffff800082000000", "adrp x16, ffff800082000000 <nosuch+0x10>", true},
 	}
 	for _, c := range cases {
 		want, problem := normalise(c.arch, nil, c.objdump, c.ours, map[int]int{})

@@ -3,6 +3,7 @@ package asm
 import (
 	"debug/elf"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -15,6 +16,8 @@ import (
 var x86Asm = &asmArch{
 	arch:         regs.X86_64,
 	elfMachine:   elf.EM_X86_64,
+	ldEmulation:  "elf_x86_64",
+	asFlags:      []string{"--64"},
 	prelude:      x86Prelude,
 	disassembler: func(sym Symbolizer) Disassembler { return x86Dis{sym: sym} },
 }
@@ -124,7 +127,6 @@ func (d x86Dis) Decode(code []byte, pc uint64) (in Inst, err error) {
 		in.Target = target
 	}
 	x86Facts(&in, x, hasTarget)
-	x86MemRefs(&in, x)
 	return in, nil
 }
 
@@ -139,63 +141,6 @@ func x86RegIndex(r x86asm.Reg) int {
 	return -2 // a register the tool does not track (e.g. 32-bit addressing)
 }
 
-// x86MemRefs lists the memory accesses of an x86 instruction: the explicit
-// operand (with the direction x86Facts found) and implicit stack traffic.
-func x86MemRefs(in *Inst, x x86asm.Inst) {
-	if !in.MemKnown {
-		return
-	}
-	rsp := regs.X86_64.SP
-	for i, a := range x.Args {
-		m, ok := a.(x86asm.Mem)
-		if !ok {
-			continue
-		}
-		ref := MemRef{Base: x86RegIndex(m.Base), Index: x86RegIndex(m.Index), Scale: max(int(m.Scale), 1), Disp: m.Disp, Size: x.MemBytes}
-		if m.Base == x86asm.RIP {
-			ref.Base, ref.Disp = -1, int64(in.Addr)+int64(in.Len)+m.Disp
-		}
-		if ref.Base == -2 || ref.Index == -2 {
-			in.MemKnown = false
-			in.Mem = nil
-			return
-		}
-		switch x.Op {
-		case x86asm.LEA, x86asm.NOP:
-			continue
-		case x86asm.PUSH, x86asm.CALL, x86asm.JMP:
-			ref.Load, ref.Size = true, 8
-		case x86asm.POP:
-			ref.Store, ref.Size = true, 8
-		default:
-			// Direction from the counts: the operand is read, written, or both.
-			ref.Load = in.Loads > 0 && !isMovStore(x, i)
-			ref.Store = in.Stores > 0 && i == 0
-		}
-		in.Mem = append(in.Mem, ref)
-	}
-	stack := func(disp int64, load bool) {
-		in.Mem = append(in.Mem, MemRef{Base: rsp, Index: -1, Scale: 1, Disp: disp, Size: 8, Load: load, Store: !load})
-	}
-	switch x.Op {
-	case x86asm.PUSH, x86asm.CALL, x86asm.PUSHF, x86asm.PUSHFQ:
-		stack(-8, false)
-	case x86asm.POP, x86asm.RET, x86asm.POPF, x86asm.POPFQ:
-		stack(0, true)
-	}
-}
-
-// isMovStore reports whether operand i of a move-class instruction is its
-// destination (written, not read).
-func isMovStore(x x86asm.Inst, i int) bool {
-	switch x.Op {
-	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.MOVQ, x86asm.MOVD,
-		x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVBE:
-		return i == 0
-	}
-	return false
-}
-
 // gnuSuffixes drops the operand-size suffixes that x86asm adds and binutils
 // 2.40's objdump does not print (callq -> call, pushq %rbp -> push %rbp,
 // pushq 0x8(%rsp) -> push 0x8(%rsp), pushq $0x1 -> push $0x1: in 64-bit mode
@@ -205,6 +150,15 @@ func gnuSuffixes(t string) string {
 	switch op {
 	case "callq", "retq", "jmpq", "leaveq", "pushfq", "popfq", "pushq", "popq":
 		op = strings.TrimSuffix(op, "q")
+	case "cdqe", "cqo", "cdq", "cwde":
+		// AT&T names of the sign extensions of rax (binutils
+		// opcodes/i386-dis.c): cltq, cqto, cltd, cwtl.
+		op = map[string]string{"cdqe": "cltq", "cqo": "cqto", "cdq": "cltd", "cwde": "cwtl"}[op]
+	case "movsxd":
+		// movsxd r64, r/m32 is AT&T's movslq (binutils 2.40).
+		if reg64RE.MatchString(rest) {
+			op = "movslq"
+		}
 	}
 	if rest == "" {
 		return op
@@ -212,105 +166,12 @@ func gnuSuffixes(t string) string {
 	return op + " " + rest
 }
 
+// reg64RE matches operands whose destination is a 64-bit register.
+var reg64RE = regexp.MustCompile(`,%r([a-z]{2}|[89]|1[0-5])$`)
+
 func prefixBytes(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[:n]
 	}
 	return b
-}
-
-func x86Facts(in *Inst, x x86asm.Inst, direct bool) {
-	var mem x86asm.Mem
-	memArg := -1
-	for i, a := range x.Args {
-		if m, ok := a.(x86asm.Mem); ok {
-			mem, memArg = m, i
-			break
-		}
-	}
-	_ = mem
-	mb := x.MemBytes
-	load := func(n int) { in.Loads++; in.LoadBytes += n }
-	store := func(n int) { in.Stores++; in.StoreBytes += n }
-	in.MemKnown = true
-	switch x.Op {
-	case x86asm.CALL:
-		store(8)
-		if memArg >= 0 {
-			load(8)
-		}
-		if direct {
-			in.Flow = FlowCall
-		} else {
-			in.Flow = FlowIndirectCall
-		}
-	case x86asm.RET:
-		load(8)
-		in.Flow = FlowReturn
-	case x86asm.JMP:
-		if memArg >= 0 {
-			load(8)
-		}
-		if direct {
-			in.Flow = FlowJump
-		} else {
-			in.Flow = FlowIndirectJump
-		}
-	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE,
-		x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO,
-		x86asm.JP, x86asm.JS, x86asm.JRCXZ, x86asm.JECXZ:
-		in.Flow = FlowCondJump
-	case x86asm.PUSH:
-		if memArg >= 0 {
-			load(8)
-		}
-		store(8)
-	case x86asm.POP:
-		load(8)
-		if memArg >= 0 {
-			store(8)
-		}
-	case x86asm.PUSHF, x86asm.PUSHFQ:
-		store(8)
-	case x86asm.POPF, x86asm.POPFQ:
-		load(8)
-	case x86asm.LEAVE:
-		load(8)
-	case x86asm.INT, x86asm.UD2, x86asm.HLT, x86asm.UD1, x86asm.UD0:
-		in.Flow = FlowTrap
-	case x86asm.LEA, x86asm.NOP:
-		// Address arithmetic / hint only.
-	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.MOVQ, x86asm.MOVD,
-		x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVDQA, x86asm.MOVDQU, x86asm.MOVBE,
-		x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
-		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVNE, x86asm.CMOVNO, x86asm.CMOVNP,
-		x86asm.CMOVNS, x86asm.CMOVO, x86asm.CMOVP, x86asm.CMOVS:
-		switch {
-		case memArg == 0:
-			store(mb)
-		case memArg > 0:
-			load(mb)
-		}
-	case x86asm.CMP, x86asm.TEST, x86asm.BT:
-		if memArg >= 0 {
-			load(mb)
-		}
-	case x86asm.ADD, x86asm.SUB, x86asm.AND, x86asm.OR, x86asm.XOR, x86asm.ADC, x86asm.SBB,
-		x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT, x86asm.SHL, x86asm.SHR, x86asm.SAR,
-		x86asm.ROL, x86asm.ROR, x86asm.IMUL, x86asm.XCHG, x86asm.XADD, x86asm.CMPXCHG,
-		x86asm.BTS, x86asm.BTR, x86asm.BTC:
-		switch {
-		case memArg == 0:
-			load(mb)
-			store(mb)
-		case memArg > 0:
-			load(mb)
-		}
-	default:
-		// Register-only instructions are safe to call memory-free; anything
-		// else with a memory operand is unknown to the cost model.
-		if memArg >= 0 {
-			in.MemKnown = false
-		}
-	}
 }

@@ -98,9 +98,10 @@ type Machine struct {
 // New creates a machine for arch with every region of the arch's memory
 // map mapped (host-backed memory, zeroed).
 func New(a *regs.Arch) (*Machine, error) {
-	if a.PC != C.TM_PC || a.Flags != C.TM_FLAGS || len(a.Regs) != C.TM_NREGS {
-		return nil, fmt.Errorf("emu: %s keeps pc, flags at register indices %d, %d of %d; the C side expects %d, %d of %d",
-			a.Name, a.PC, a.Flags, len(a.Regs), C.TM_PC, C.TM_FLAGS, C.TM_NREGS)
+	if regs.NumRegs != C.TM_NREGS || len(a.Regs) > regs.NumRegs || len(a.Regs) == 0 ||
+		a.PC < 0 || a.PC >= len(a.Regs) || a.Flags < 0 || a.Flags >= len(a.Regs) || len(a.Regs) > 64 {
+		return nil, fmt.Errorf("emu: %s tracks %d registers (pc %d, flags %d); the C side holds %d (regs.NumRegs %d)",
+			a.Name, len(a.Regs), a.PC, a.Flags, C.TM_NREGS, regs.NumRegs)
 	}
 	hooks, err := machineArchOf(a)
 	if err != nil {
@@ -113,7 +114,8 @@ func New(a *regs.Arch) (*Machine, error) {
 		ids[i] = C.int(r.UC)
 	}
 	var uerr C.uc_err
-	m.c = C.tm_new(C.int(a.UnicornArch), C.int(a.UnicornMode), C.uintptr_t(m.id), &ids[0], &uerr)
+	m.c = C.tm_new(C.int(a.UnicornArch), C.int(a.UnicornMode), C.uintptr_t(m.id), &ids[0],
+		C.int(len(a.Regs)), C.int(a.PC), C.int(a.Flags), &uerr)
 	if m.c == nil {
 		unregisterMachine(m.id)
 		return nil, fmt.Errorf("emu: opening a %s Unicorn engine: %s", a.Name, ucErr(uerr))

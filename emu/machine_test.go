@@ -55,7 +55,13 @@ func sym(t testing.TB, m *Machine, name string) uint64 {
 func stackTop(a *regs.Arch) uint64 { return a.Memory.Stack.End() - 4096 }
 
 func TestRegisterIDsMatchUnicornHeaders(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range regs.AllArches {
+		if len(a.Regs) > regs.NumRegs {
+			t.Errorf("%s tracks %d registers, RegFile holds %d", a.Name, len(a.Regs), regs.NumRegs)
+		}
+		if got := UnicornRegID(a, len(a.Regs)); got != -1 {
+			t.Errorf("%s: unicorn.h table has an id (%d) past the %d registers regs tracks", a.Name, got, len(a.Regs))
+		}
 		for i, r := range a.Regs {
 			if got := UnicornRegID(a, i); got != r.UC {
 				t.Errorf("%s %s: regs says Unicorn id %d, unicorn.h says %d", a.Name, r.Name, r.UC, got)

@@ -27,7 +27,7 @@ func (m *Machine) Reg(i int) uint64 {
 func (m *Machine) SetReg(i int, v uint64) {
 	if m.inCallback {
 		m.c.regs[i] = C.uint64_t(v)
-		m.c.dirty |= 1 << uint(i)
+		m.c.dirty |= C.uint64_t(1) << uint(i)
 		return
 	}
 	if err := ucCheck(C.tm_reg_write(m.c, C.int(i), C.uint64_t(v))); err != nil {
@@ -50,7 +50,7 @@ func (m *Machine) Regs() regs.RegFile {
 // when it differs).
 func (m *Machine) SetRegs(f *regs.RegFile) {
 	cur := m.Regs()
-	for i, v := range f {
+	for i, v := range f[:len(m.Arch.Regs)] {
 		if i == m.Arch.Flags && m.hooks.flagsWriteHasEffects && v == cur[i] {
 			continue
 		}
@@ -84,7 +84,7 @@ func ClobberValue(i int) uint64 { return 0xc10bbe4e00000000 | uint64(i) }
 func (m *Machine) clobber() {
 	a := m.Arch
 	for _, i := range a.Volatile {
-		if m.c.dirty&(1<<uint(i)) != 0 || i == a.Link {
+		if m.c.dirty&(C.uint64_t(1)<<uint(i)) != 0 || i == a.Link {
 			continue
 		}
 		switch {

@@ -5,7 +5,11 @@
 #include "tm.h"
 #include "_cgo_export.h"
 
-tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err) {
+tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, int pc_index, int flags_index, uc_err *err) {
+	if (nregs < 1 || nregs > TM_NREGS || pc_index < 0 || pc_index >= nregs || flags_index < 0 || flags_index >= nregs) {
+		*err = UC_ERR_ARG;
+		return NULL;
+	}
 	tm *m = calloc(1, sizeof(tm));
 	if (!m) {
 		*err = UC_ERR_NOMEM;
@@ -17,7 +21,10 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err
 		return NULL;
 	}
 	m->handle = handle;
-	memcpy(m->reg_ids, reg_ids, sizeof(m->reg_ids));
+	memcpy(m->reg_ids, reg_ids, sizeof(m->reg_ids[0]) * (size_t)nregs);
+	m->nregs = nregs;
+	m->pc_index = pc_index;
+	m->flags_index = flags_index;
 	m->cap = 1024;
 	m->blocks = calloc(m->cap, sizeof(tm_block));
 	if (!m->blocks) {
@@ -119,7 +126,7 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	e->tag = 0;
 	if (m->tag_host)
 		memcpy(&e->tag, m->tag_host, 8);
-	memcpy(e->regs, m->regs, sizeof(e->regs));
+	memcpy(e->regs, m->regs, sizeof(e->regs[0]) * (size_t)m->nregs);
 	uint64_t sp = m->regs[sp_index];
 	// Both events of an invocation copy the same bytes: from the sp at enter.
 	if (enter)
@@ -222,15 +229,15 @@ static tm_block *tm_lookup(tm *m, uint64_t addr, uint32_t size) {
 
 uc_err tm_read_regs(tm *m) {
 	void *ptrs[TM_NREGS];
-	for (int i = 0; i < TM_NREGS; i++)
+	for (int i = 0; i < m->nregs; i++)
 		ptrs[i] = &m->regs[i];
 	m->dirty = 0;
-	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, TM_NREGS);
+	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, m->nregs);
 }
 
-// tm_read_event_regs reads what a watch event needs: the 16 general
+// tm_read_event_regs reads what a watch event needs: the general
 // registers, the pc (the block's address, no read needed) and the flags /
-// PSW mask (x86-64 EFLAGS is computed from QEMU's lazy condition codes on
+// PSW mask / NZCV (x86-64 EFLAGS is computed from QEMU's lazy condition codes on
 // every read; at a leave they tell whether a trampoline that hands full
 // pt_regs to its callbacks restored them).
 static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
@@ -238,14 +245,14 @@ static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
 	void *ptrs[TM_NREGS];
 	int n = 0;
 	(void)enter;
-	for (int i = 0; i < TM_NREGS; i++) {
-		if (i == TM_PC)
+	for (int i = 0; i < m->nregs; i++) {
+		if (i == m->pc_index)
 			continue;
 		ids[n] = m->reg_ids[i];
 		ptrs[n++] = &m->regs[i];
 	}
 	m->dirty = 0;
-	m->regs[TM_PC] = addr;
+	m->regs[m->pc_index] = addr;
 	return uc_reg_read_batch(m->uc, ids, ptrs, n);
 }
 
@@ -253,8 +260,8 @@ uc_err tm_write_dirty(tm *m) {
 	int ids[TM_NREGS];
 	void *ptrs[TM_NREGS];
 	int n = 0;
-	for (int i = 0; i < TM_NREGS; i++) {
-		if (m->dirty & (1u << i)) {
+	for (int i = 0; i < m->nregs; i++) {
+		if (m->dirty & (1ULL << i)) {
 			ids[n] = m->reg_ids[i];
 			ptrs[n] = &m->regs[i];
 			n++;
@@ -475,7 +482,7 @@ static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		return;
 	m->irq_taken = 1;
 	tm_read_regs(m);
-	m->regs[TM_PC] = addr;
+	m->regs[m->pc_index] = addr;
 	int stop = goInterrupt(m->handle, addr);
 	tm_write_dirty(m);
 	if (stop) {
@@ -571,27 +578,40 @@ int tm_api_major(void) { return UC_API_MAJOR; }
 int tm_api_minor(void) { return UC_API_MINOR; }
 
 // tm_uc_reg_id lets the tests compare package regs' register ids with the
-// C headers: which = 0..17 in regs order.
+// C headers: which = 0..17 (x86-64, s390x) or 0..33 (arm64) in regs order.
 int tm_uc_reg_id(int arch, int which) {
-	static const int x86[TM_NREGS] = {
+	static const int x86[] = {
 		UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
 		UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP,
 		UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
 		UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 		UC_X86_REG_RIP, UC_X86_REG_EFLAGS,
 	};
-	static const int s390x[TM_NREGS] = {
+	static const int s390x[] = {
 		UC_S390X_REG_R0, UC_S390X_REG_R1, UC_S390X_REG_R2, UC_S390X_REG_R3,
 		UC_S390X_REG_R4, UC_S390X_REG_R5, UC_S390X_REG_R6, UC_S390X_REG_R7,
 		UC_S390X_REG_R8, UC_S390X_REG_R9, UC_S390X_REG_R10, UC_S390X_REG_R11,
 		UC_S390X_REG_R12, UC_S390X_REG_R13, UC_S390X_REG_R14, UC_S390X_REG_R15,
 		UC_S390X_REG_PC, UC_S390X_REG_PSWM,
 	};
-	if (which < 0 || which >= TM_NREGS)
+	static const int arm64[] = {
+		UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2, UC_ARM64_REG_X3,
+		UC_ARM64_REG_X4, UC_ARM64_REG_X5, UC_ARM64_REG_X6, UC_ARM64_REG_X7,
+		UC_ARM64_REG_X8, UC_ARM64_REG_X9, UC_ARM64_REG_X10, UC_ARM64_REG_X11,
+		UC_ARM64_REG_X12, UC_ARM64_REG_X13, UC_ARM64_REG_X14, UC_ARM64_REG_X15,
+		UC_ARM64_REG_X16, UC_ARM64_REG_X17, UC_ARM64_REG_X18, UC_ARM64_REG_X19,
+		UC_ARM64_REG_X20, UC_ARM64_REG_X21, UC_ARM64_REG_X22, UC_ARM64_REG_X23,
+		UC_ARM64_REG_X24, UC_ARM64_REG_X25, UC_ARM64_REG_X26, UC_ARM64_REG_X27,
+		UC_ARM64_REG_X28, UC_ARM64_REG_X29, UC_ARM64_REG_X30,
+		UC_ARM64_REG_SP, UC_ARM64_REG_PC, UC_ARM64_REG_NZCV,
+	};
+	if (which < 0)
 		return -1;
-	if (arch == UC_ARCH_X86)
+	if (arch == UC_ARCH_X86 && which < (int)(sizeof(x86) / sizeof(x86[0])))
 		return x86[which];
-	if (arch == UC_ARCH_S390X)
+	if (arch == UC_ARCH_S390X && which < (int)(sizeof(s390x) / sizeof(s390x[0])))
 		return s390x[which];
+	if (arch == UC_ARCH_ARM64 && which < (int)(sizeof(arm64) / sizeof(arm64[0])))
+		return arm64[which];
 	return -1;
 }

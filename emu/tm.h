@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
-#define TM_NREGS 18
-#define TM_PC 16    // regs.Arch.PC on both arches
-#define TM_FLAGS 17 // regs.Arch.Flags (x86-64 EFLAGS, s390x PSW mask)
+// TM_NREGS is regs.NumRegs, the capacity of a register batch: arm64's 34
+// (x0-x30, sp, pc, nzcv); x86-64 and s390x use the first 18. Each machine
+// has its own count and pc / flags indices (tm.nregs, pc_index,
+// flags_index, from regs.Arch).
+#define TM_NREGS 34
 
 enum {
 	TM_STOP_NONE = 0,
@@ -72,8 +74,11 @@ typedef struct tm {
 	uintptr_t handle; // the Go Machine's id (registry.go)
 
 	int reg_ids[TM_NREGS];
-	uint64_t regs[TM_NREGS]; // register batch, valid inside Go callbacks
-	uint32_t dirty;          // registers Go wrote during a callback
+	int nregs;                // registers the arch tracks (<= TM_NREGS)
+	int pc_index;             // index of the program counter in regs
+	int flags_index;          // index of the flags / PSW mask / NZCV in regs
+	uint64_t regs[TM_NREGS];  // register batch, valid inside Go callbacks
+	uint64_t dirty;           // registers Go wrote during a callback (bit i: regs[i])
 
 	uint64_t insns;      // instructions executed in this run (block granularity)
 	uint64_t insn_limit; // stop after this many
@@ -142,7 +147,7 @@ typedef struct tm {
 	uint64_t irq_armed_runs;
 } tm;
 
-tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, uc_err *err);
+tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, int pc_index, int flags_index, uc_err *err);
 void tm_free(tm *m);
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);

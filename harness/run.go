@@ -29,7 +29,7 @@ type Call struct {
 // top byte names the register (0xc0 + index), the rest is random.
 func Canaries(a *regs.Arch, r *rand.Rand) regs.RegFile {
 	var f regs.RegFile
-	for i := range f {
+	for i := range a.Regs {
 		f[i] = (uint64(0xc0+i) << 56) | (r.Uint64() >> 8)
 	}
 	return f

@@ -1,5 +1,5 @@
 // Package regs holds the guest-architecture facts trampemu is built on: the
-// register files and ABI roles of x86-64 and s390x, the layout of struct
+// register files and ABI roles of x86-64, s390x and arm64, the layout of struct
 // pt_regs / struct ftrace_regs with the kernel's accessor semantics, the
 // guest memory map, and the asm-offsets header the trampoline sources use.
 //
@@ -16,25 +16,31 @@ import (
 // Reg is one guest register the tool tracks.
 type Reg struct {
 	Name string // lower-case assembler name without '%': "rax", "r14", "pc"
-	UC   int    // Unicorn register id (unicorn/x86.h, unicorn/s390x.h, Unicorn 2.x)
+	UC   int    // Unicorn register id (unicorn/x86.h, unicorn/s390x.h, unicorn/arm64.h, Unicorn 2.x)
 }
 
-// RegFile holds one value per register of Arch.Regs, in that order.
+// RegFile holds one value per register of Arch.Regs, in that order; the
+// entries past len(Arch.Regs) are unused (zero).
 type RegFile [NumRegs]uint64
 
-// NumRegs is the size of the tracked register file on both architectures:
-// 16 general registers, the program counter and the flags / PSW mask.
-const NumRegs = 18
+// NumRegs is the capacity of the tracked register file, the largest arch's
+// register count: arm64's 31 general registers, sp, pc and nzcv (x86-64
+// and s390x track 16 general registers, the program counter and the
+// flags / PSW mask: 18). emu/tm.h's TM_NREGS is the same number.
+const NumRegs = 34
 
 // Arch describes one guest architecture.
 type Arch struct {
-	Name      string           // "x86_64" or "s390x"
+	Name      string           // "x86_64", "s390x" or "arm64"
 	ByteOrder binary.ByteOrder // guest byte order
 	BigEndian bool             // ByteOrder is big-endian (Word and PutWord inline on it)
 	WordSize  int              // bytes per machine word
 
 	// Regs is the tracked register file; RegFile indices follow it.
 	Regs []Reg
+	// RegAliases are other assembler names of registers (arm64: fp = x29,
+	// lr = x30), accepted by Reg.
+	RegAliases map[string]string
 	// PC, Flags, SP: indices into Regs.
 	PC, Flags, SP int
 	// Link is the index of the register that receives the return address of
@@ -63,9 +69,15 @@ type Arch struct {
 	// traced function (MCOUNT_INSN_SIZE).
 	McountInsnSize int
 
-	// Frame is struct pt_regs, which is also struct ftrace_regs on both
-	// architectures, with the accessors of v6.14+.
+	// Frame is struct ftrace_regs with the accessors of v6.14+: struct
+	// pt_regs itself on x86-64 and s390x, arm64's own 112-byte struct
+	// (v6.2+).
 	Frame *Layout
+	// PtRegs is struct pt_regs when it is not Frame, else nil: arm64's
+	// DYNAMIC_FTRACE_WITH_REGS entry (v5.5..v6.1) hands callbacks a pt_regs,
+	// its WITH_ARGS entry (v6.2+) a struct ftrace_regs. The kernel model
+	// of the era chooses which of the two a trampoline's frame is.
+	PtRegs *Layout
 	// RetRegs is struct fgraph_ret_regs, what return_to_handler passed to
 	// ftrace_return_to_handler in v6.5..v6.13 (HAVE_FUNCTION_GRAPH_RETVAL).
 	RetRegs *Layout
@@ -97,6 +109,9 @@ type Arch struct {
 // Reg returns the index of the register called name (with or without '%').
 func (a *Arch) Reg(name string) (int, bool) {
 	name = strings.TrimPrefix(strings.ToLower(name), "%")
+	if alias, ok := a.RegAliases[name]; ok {
+		name = alias
+	}
 	for i, r := range a.Regs {
 		if r.Name == name {
 			return i, true
@@ -185,6 +200,10 @@ func (a *Arch) FormatRegs(f *RegFile) string {
 
 // Arches lists the supported architectures.
 var Arches = []*Arch{X86_64, S390X}
+
+// AllArches lists every architecture package regs describes, also those not
+// yet switched on in Arches (arm64 until its checks are complete).
+var AllArches = []*Arch{X86_64, S390X, ARM64}
 
 // ArchByName finds an architecture by name; the error names the valid ones.
 func ArchByName(name string) (*Arch, error) {

@@ -185,6 +185,9 @@ func (f *Frame) Argument(n int) (uint64, bool) {
 	if len(acc.args) == 0 {
 		return 0, false
 	}
+	if f.Layout.Accessors.ArgsInRegsOnly {
+		return 0, true
+	}
 	sp, ok := f.readAt(acc.sp, name)
 	if !ok {
 		return 0, false
@@ -221,6 +224,9 @@ func (f *Frame) ReturnAddress() (uint64, bool) {
 func (f *Frame) GetRegs() *Frame {
 	if f == nil {
 		return nil
+	}
+	if f.Layout.Accessors.FullRegs.Always {
+		return f
 	}
 	v, ok := f.readAt(f.acc().full, "arch_ftrace_get_regs")
 	if !ok || !f.Layout.Accessors.FullRegs.Full(v) {

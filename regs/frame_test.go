@@ -38,13 +38,36 @@ type frameCase struct {
 		n   int
 		off uint64 // from the saved sp
 	}
-	full          int      // offset of the slot arch_ftrace_get_regs tests
+	full          int      // offset of the slot arch_ftrace_get_regs tests, -1: none
 	fullValues    []uint64 // values for which it returns the regs
 	partialValues []uint64 // values for which it returns NULL
+	fullAlways    bool     // full < 0: always the regs (else always NULL)
+	regsOnly      []int    // arguments past the register ones that read as 0, no stack read
 	small         []struct {
 		name string
 		off  int
 	} // 4-byte slots
+	ptRegs bool // the arch's PtRegs layout instead of Frame
+}
+
+// layout is the structure the case describes.
+func (c frameCase) layout() *regs.Layout {
+	if c.ptRegs {
+		return c.arch.PtRegs
+	}
+	return c.arch.Frame
+}
+
+func (c frameCase) name() string {
+	if c.ptRegs {
+		return c.arch.Name + "/pt_regs"
+	}
+	return c.arch.Name
+}
+
+// frame is a view of the case's structure at base.
+func (c frameCase) frame(m regs.Memory, base uint64, obs regs.Observer) *regs.Frame {
+	return &regs.Frame{Arch: c.arch, Layout: c.layout(), Base: base, Mem: m, Obs: obs}
 }
 
 var frameCases = []frameCase{
@@ -71,6 +94,24 @@ var frameCases = []frameCase{
 			name string
 			off  int
 		}{{"int_code", 160}, {"int_parm", 164}},
+	},
+	{
+		// v6.14 ftrace_regs: no stack arguments, arch_ftrace_get_regs NULL.
+		arch: regs.ARM64, order: binary.LittleEndian,
+		ip: 104, sp: 96, retVal: 0, fp: 80, direct: 72, retAddr: 88,
+		args: []int{0, 8, 16, 24, 32, 40, 48, 56}, regsOnly: []int{8, 9, 12},
+		full: -1,
+	},
+	{
+		// WITH_REGS pt_regs: the pt_regs accessors, get_regs = the regs.
+		arch: regs.ARM64, order: binary.LittleEndian, ptRegs: true,
+		ip: 256, sp: 248, retVal: 0, fp: 232, direct: -1, retAddr: 240,
+		args: []int{0, 8, 16, 24, 32, 40, 48, 56}, regsOnly: []int{8, 10},
+		full: -1, fullAlways: true,
+		small: []struct {
+			name string
+			off  int
+		}{{"syscallno", 280}, {"unused2", 284}},
 	},
 }
 
@@ -99,7 +140,7 @@ func (c frameCase) setup(t *testing.T) (m *regs.FlatMemory, base, sp uint64) {
 	m = regs.NewFlatMemory(a, a.Memory.Heap, a.Memory.Stack)
 	base = a.Memory.Heap.Base + 0x100
 	sp = a.Memory.Stack.Base + 0x1000
-	for _, s := range a.Frame.Slots {
+	for _, s := range c.layout().Slots {
 		if s.Size == 8 {
 			c.put(m, base+uint64(s.Off), slotValue(s.Off))
 		}
@@ -118,10 +159,10 @@ func (c frameCase) setup(t *testing.T) (m *regs.FlatMemory, base, sp uint64) {
 
 func TestFrameAccessors(t *testing.T) {
 	for _, c := range frameCases {
-		t.Run(c.arch.Name, func(t *testing.T) {
+		t.Run(c.name(), func(t *testing.T) {
 			m, base, sp := c.setup(t)
 			rec := &recorder{}
-			f := regs.NewFrame(c.arch, m, base, rec).With("test-callback")
+			f := c.frame(m, base, rec).With("test-callback")
 			slot := func(off int) uint64 {
 				if off == c.sp {
 					return sp
@@ -161,6 +202,14 @@ func TestFrameAccessors(t *testing.T) {
 					t.Errorf("Argument(%d) told the observer %q, want the sp slot then %q", s.n, rec.log, want)
 				}
 			}
+			for _, n := range c.regsOnly {
+				rec.log = nil
+				v, ok = f.Argument(n)
+				expect(fmt.Sprintf("Argument(%d) (past the registers)", n), v, ok, 0)
+				if len(rec.log) != 0 {
+					t.Errorf("Argument(%d) read %q, want no access", n, rec.log)
+				}
+			}
 			if v, ok := f.Argument(-1); ok {
 				t.Errorf("Argument(-1) = %#x, ok", v)
 			}
@@ -186,8 +235,22 @@ func TestFrameAccessors(t *testing.T) {
 				}
 			}
 
+			if c.full < 0 {
+				for _, v := range []uint64{0, 1, ^uint64(0)} {
+					for _, s := range c.layout().Slots {
+						if s.Size == 8 {
+							c.put(m, base+uint64(s.Off), v)
+						}
+					}
+					if got := f.GetRegs(); (got != nil) != c.fullAlways {
+						t.Errorf("GetRegs with every slot %#x = %v, want regs %v", v, got, c.fullAlways)
+					}
+				}
+				c.put(m, base+uint64(c.sp), sp)
+			}
+
 			// Setters write the slots in the guest byte order.
-			for _, w := range []struct {
+			setters := []struct {
 				name string
 				set  func(uint64) bool
 				off  int
@@ -195,7 +258,14 @@ func TestFrameAccessors(t *testing.T) {
 				{"SetInstructionPointer", f.SetInstructionPointer, c.ip},
 				{"SetReturnValue", f.SetReturnValue, c.retVal},
 				{"SetDirectCaller", f.SetDirectCaller, c.direct},
-			} {
+			}
+			if c.direct < 0 {
+				if f.SetDirectCaller(1) {
+					t.Errorf("SetDirectCaller succeeded on a structure without a direct-call slot")
+				}
+				setters = setters[:2]
+			}
+			for _, w := range setters {
 				val := 0x0102030405060700 | uint64(w.off)
 				if !w.set(val) {
 					t.Errorf("%s failed", w.name)
@@ -218,9 +288,9 @@ func TestFrameAccessors(t *testing.T) {
 // FlatMemory records the faults; nothing panics.
 func TestFrameOutsideMemory(t *testing.T) {
 	for _, c := range frameCases {
-		t.Run(c.arch.Name, func(t *testing.T) {
+		t.Run(c.name(), func(t *testing.T) {
 			m := regs.NewFlatMemory(c.arch, c.arch.Memory.Stack)
-			f := regs.NewFrame(c.arch, m, 0x10, nil)
+			f := c.frame(m, 0x10, nil)
 			if v, ok := f.InstructionPointer(); !ok || v != 0 {
 				t.Errorf("InstructionPointer = %#x, %v; want 0, true", v, ok)
 			}
@@ -228,7 +298,11 @@ func TestFrameOutsideMemory(t *testing.T) {
 				t.Errorf("stack argument = %#x, want 0", v)
 			}
 			f.SetReturnValue(1)
-			if len(m.Faults) < 3 {
+			want := 3 // ip, the saved sp for the stack argument, the write
+			if len(c.regsOnly) > 0 {
+				want = 2 // no stack arguments: ip and the write
+			}
+			if len(m.Faults) < want {
 				t.Errorf("faults %q, want the reads and the write recorded", m.Faults)
 			}
 		})
@@ -237,7 +311,7 @@ func TestFrameOutsideMemory(t *testing.T) {
 
 func TestNilFrameIsSafe(t *testing.T) {
 	for _, c := range frameCases {
-		t.Run(c.arch.Name, func(t *testing.T) {
+		t.Run(c.name(), func(t *testing.T) {
 			var f *regs.Frame
 			reads := map[string]func() (uint64, bool){
 				"InstructionPointer": f.InstructionPointer,
@@ -275,7 +349,7 @@ func TestNilFrameIsSafe(t *testing.T) {
 // FlatMemory itself: words in the arch's byte order, faults recorded.
 func TestFlatMemoryByteOrder(t *testing.T) {
 	for _, c := range frameCases {
-		t.Run(c.arch.Name, func(t *testing.T) {
+		t.Run(c.name(), func(t *testing.T) {
 			r := c.arch.Memory.Data
 			m := regs.NewFlatMemory(c.arch, r)
 			m.WriteWord(r.Base, 0x0102030405060708)

@@ -99,14 +99,22 @@ type Accessors struct {
 	RetAddr  string   // ftrace_regs_get_return_address when it is a slot ("" on x86-64: *(u64 *)sp)
 	Direct   string   // arch_ftrace_set_direct_caller writes this slot
 	FullRegs FullRegsTest
+	// ArgsInRegsOnly: past the register arguments get_argument returns 0
+	// instead of reading the stack (arm64: ftrace_regs_get_argument and
+	// regs_get_kernel_argument, n >= 8).
+	ArgsInRegsOnly bool
 }
 
 // FullRegsTest is how arch_ftrace_get_regs decides whether ftrace_regs holds
 // a complete pt_regs: the slot is read, and regs are returned when
-// (value & Mask) != 0 (Mask 0: when value != 0).
+// (value & Mask) != 0 (Mask 0: when value != 0). With Always the regs are
+// returned without a test (the generic ftrace_regs wrapping pt_regs of
+// arches without WITH_ARGS, include/linux/ftrace.h v5.11..v6.1); with
+// neither a slot nor Always, never (arm64 v6.2+: always NULL).
 type FullRegsTest struct {
-	Slot string
-	Mask uint64
+	Slot   string
+	Mask   uint64
+	Always bool
 }
 
 // Full applies the test to a slot value.

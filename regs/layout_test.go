@@ -67,6 +67,51 @@ var s390PtRegs = func() []slotRef {
 	)
 }()
 
+// arm64 (/work/shared/reference/arm64.md "Layouts"): struct ftrace_regs /
+// __arch_ftrace_regs (112 bytes), struct pt_regs (336 bytes, v5.10..v6.1)
+// and struct fgraph_ret_regs (80 bytes, v6.5..v6.13).
+func arm64Xs(n int, asm string) []slotRef {
+	var out []slotRef
+	for i := 0; i < n; i++ {
+		a := ""
+		if i%2 == 0 && asm != "" {
+			a = fmt.Sprintf("%s%d", asm, i)
+		}
+		out = append(out, slotRef{fmt.Sprintf("x%d", i), fmt.Sprintf("regs[%d]", i), a, 8 * i, 8, fmt.Sprintf("x%d", i)})
+	}
+	return out
+}
+
+var arm64Fregs = append(arm64Xs(9, "FREGS_X"),
+	slotRef{"direct_tramp", "direct_tramp", "FREGS_DIRECT_TRAMP", 72, 8, ""},
+	slotRef{"fp", "fp", "FREGS_FP", 80, 8, "x29"},
+	slotRef{"lr", "lr", "FREGS_LR", 88, 8, "x30"},
+	slotRef{"sp", "sp", "FREGS_SP", 96, 8, "sp"},
+	slotRef{"pc", "pc", "FREGS_PC", 104, 8, "pc"},
+)
+
+var arm64PtRegs = append(arm64Xs(29, "S_X"),
+	slotRef{"fp", "regs[29]", "S_FP", 232, 8, "x29"},
+	slotRef{"lr", "regs[30]", "S_LR", 240, 8, "x30"},
+	slotRef{"sp", "sp", "S_SP", 248, 8, "sp"},
+	slotRef{"pc", "pc", "S_PC", 256, 8, "pc"},
+	slotRef{"pstate", "pstate", "S_PSTATE", 264, 8, ""},
+	slotRef{"orig_x0", "orig_x0", "S_ORIG_X0", 272, 8, ""},
+	slotRef{"syscallno", "syscallno", "S_SYSCALLNO", 280, 4, ""},
+	slotRef{"unused2", "unused2", "", 284, 4, ""},
+	slotRef{"sdei_ttbr1", "sdei_ttbr1", "S_SDEI_TTBR1", 288, 8, ""},
+	slotRef{"pmr_save", "pmr_save", "S_PMR_SAVE", 296, 8, ""},
+	slotRef{"stackframe[0]", "stackframe[0]", "S_STACKFRAME", 304, 8, ""},
+	slotRef{"stackframe[1]", "stackframe[1]", "", 312, 8, ""},
+	slotRef{"lockdep_hardirqs", "lockdep_hardirqs", "", 320, 8, ""},
+	slotRef{"exit_rcu", "exit_rcu", "", 328, 8, ""},
+)
+
+var arm64RetRegs = append(arm64Xs(8, "FGRET_REGS_X"),
+	slotRef{"fp", "fp", "FGRET_REGS_FP", 64, 8, "x29"},
+	slotRef{"__unused", "__unused", "", 72, 8, ""},
+)
+
 func TestLayoutsMatchReference(t *testing.T) {
 	cases := []struct {
 		arch    *regs.Arch
@@ -87,10 +132,19 @@ func TestLayoutsMatchReference(t *testing.T) {
 			{"gprs[2]", "gpr2", "", 0, 8, "r2"},
 			{"fp", "fp", "", 8, 8, ""},
 		}, true},
+		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.Frame }, "ftrace_regs", 112, arm64Fregs, false},
+		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.PtRegs }, "pt_regs", 336, arm64PtRegs, false},
+		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.RetRegs }, "fgraph_ret_regs", 80, arm64RetRegs, true},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.name, func(t *testing.T) {
 			l := c.layout(c.arch)
+			if c.arch == regs.ARM64 && c.size%16 != 0 {
+				t.Errorf("arm64 %s is %d bytes, not a multiple of 16 (sp must stay 16-aligned)", c.name, c.size)
+			}
+			if c.size%16 != 0 && c.arch == regs.ARM64 {
+				t.Errorf("arm64 %s is %d bytes, not a multiple of 16 (sp must stay 16-aligned)", c.name, c.size)
+			}
 			if l == nil {
 				t.Fatalf("no %s layout", c.name)
 			}
@@ -158,7 +212,10 @@ func TestAccessorSlotsMatchReference(t *testing.T) {
 		args                          []slot
 		fullRegs                      string
 		fullMask                      uint64
+		fullAlways                    bool // arch_ftrace_get_regs returns the regs untested
+		regsOnly                      bool // get_argument is 0 past the register arguments
 		stackArgOffset, mcountInsnLen int
+		ptRegs                        bool // the arch's PtRegs layout instead of Frame
 	}{
 		{
 			arch: regs.X86_64,
@@ -174,10 +231,30 @@ func TestAccessorSlotsMatchReference(t *testing.T) {
 			args:     []slot{{"gprs[2]", 40}, {"gprs[3]", 48}, {"gprs[4]", 56}, {"gprs[5]", 64}, {"gprs[6]", 72}},
 			fullRegs: "flags", fullMask: 1 << 4, stackArgOffset: 160, mcountInsnLen: 6,
 		},
+		{
+			// v6.14 ftrace_regs: arch_ftrace_get_regs always NULL.
+			arch: regs.ARM64,
+			ip:   slot{"pc", 104}, sp: slot{"sp", 96}, retVal: slot{"x0", 0}, fp: slot{"fp", 80},
+			direct: slot{"direct_tramp", 72}, retAddr: slot{"lr", 88},
+			args:     []slot{{"x0", 0}, {"x1", 8}, {"x2", 16}, {"x3", 24}, {"x4", 32}, {"x5", 40}, {"x6", 48}, {"x7", 56}},
+			regsOnly: true, stackArgOffset: 0, mcountInsnLen: 4,
+		},
+		{
+			// WITH_REGS era pt_regs: the pt_regs accessors, no direct calls.
+			arch: regs.ARM64, ptRegs: true,
+			ip: slot{"pc", 256}, sp: slot{"sp", 248}, retVal: slot{"x0", 0}, fp: slot{"fp", 232},
+			direct: slot{"", 0}, retAddr: slot{"lr", 240},
+			args:       []slot{{"x0", 0}, {"x1", 8}, {"x2", 16}, {"x3", 24}, {"x4", 32}, {"x5", 40}, {"x6", 48}, {"x7", 56}},
+			fullAlways: true, regsOnly: true, stackArgOffset: 0, mcountInsnLen: 4,
+		},
 	}
 	for _, c := range cases {
-		t.Run(c.arch.Name, func(t *testing.T) {
-			l := c.arch.Frame
+		name := c.arch.Name
+		l := c.arch.Frame
+		if c.ptRegs {
+			name, l = name+"/pt_regs", c.arch.PtRegs
+		}
+		t.Run(name, func(t *testing.T) {
 			acc := l.Accessors
 			check := func(what, got string, want slot) {
 				t.Helper()
@@ -210,8 +287,11 @@ func TestAccessorSlotsMatchReference(t *testing.T) {
 					t.Errorf("argument %d: slot %s mirrors register %d, ABI argument register is %v", i, n, s.Reg, c.arch.Args)
 				}
 			}
-			if acc.FullRegs.Slot != c.fullRegs || acc.FullRegs.Mask != c.fullMask {
-				t.Errorf("arch_ftrace_get_regs tests %+v, want slot %s mask %#x", acc.FullRegs, c.fullRegs, c.fullMask)
+			if acc.FullRegs.Slot != c.fullRegs || acc.FullRegs.Mask != c.fullMask || acc.FullRegs.Always != c.fullAlways {
+				t.Errorf("arch_ftrace_get_regs tests %+v, want slot %s mask %#x always %v", acc.FullRegs, c.fullRegs, c.fullMask, c.fullAlways)
+			}
+			if acc.ArgsInRegsOnly != c.regsOnly {
+				t.Errorf("ArgsInRegsOnly %v, want %v", acc.ArgsInRegsOnly, c.regsOnly)
 			}
 			if c.arch.StackArgOffset != c.stackArgOffset || c.arch.McountInsnSize != c.mcountInsnLen {
 				t.Errorf("StackArgOffset %d, McountInsnSize %d; want %d, %d",
@@ -266,11 +346,12 @@ func TestArchFacts(t *testing.T) {
 	}{
 		{regs.X86_64, binary.LittleEndian, "rsp", "rip", "", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, []string{"rax", "rdx"}},
 		{regs.S390X, binary.BigEndian, "r15", "pc", "r14", []string{"r2", "r3", "r4", "r5", "r6"}, []string{"r2"}},
+		{regs.ARM64, binary.LittleEndian, "sp", "pc", "x30", []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}, []string{"x0", "x1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name, func(t *testing.T) {
 			a := c.arch
-			if a.ByteOrder != c.order || a.WordSize != 8 || len(a.Regs) != regs.NumRegs {
+			if a.ByteOrder != c.order || a.WordSize != 8 || len(a.Regs) > regs.NumRegs {
 				t.Errorf("byte order %v, word %d, %d registers", a.ByteOrder, a.WordSize, len(a.Regs))
 			}
 			if a.Regs[a.SP].Name != c.sp || a.Regs[a.PC].Name != c.pc {
@@ -312,7 +393,7 @@ func TestArchFacts(t *testing.T) {
 // The inlined Word/PutWord/WordByte must agree with ByteOrder on both
 // arches.
 func TestWordByteOrder(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range regs.AllArches {
 		v := uint64(0x0102030405060708)
 		var want, got [8]byte
 		a.ByteOrder.PutUint64(want[:], v)

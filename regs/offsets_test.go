@@ -107,3 +107,53 @@ func TestAsmOffsetsHeaderAssembles(t *testing.T) {
 		})
 	}
 }
+
+// TestAsmOffsetsValues compares the asm-offsets defines with the values the
+// references state (x86_64.md, s390x.md, arm64.md), without assembling.
+func TestAsmOffsetsValues(t *testing.T) {
+	cases := []struct {
+		arch *regs.Arch
+		ref  map[string]int64
+		// absent: names the arch's kernel does not define (arm64's
+		// asm-offsets.c names only the even registers).
+		absent []string
+	}{
+		{regs.X86_64, map[string]int64{"RAX": 80, "RSP": 152, "FRAME_SIZE": 168, "MCOUNT_INSN_SIZE": 5}, nil},
+		{regs.S390X, map[string]int64{"__PT_R2": 40, "__PT_SIZE": 192, "__FGRAPH_RET_SIZE": 16, "MCOUNT_INSN_SIZE": 6}, nil},
+		{regs.ARM64, map[string]int64{
+			"S_X0": 0, "S_X2": 16, "S_X8": 64, "S_X10": 80, "S_X28": 224, "S_FP": 232, "S_LR": 240,
+			"S_SP": 248, "S_PC": 256, "S_PSTATE": 264, "S_ORIG_X0": 272, "S_SYSCALLNO": 280,
+			"S_STACKFRAME": 304, "S_FRAME_SIZE": 336, "PT_REGS_SIZE": 336,
+			"FREGS_X0": 0, "FREGS_X2": 16, "FREGS_X4": 32, "FREGS_X6": 48, "FREGS_X8": 64,
+			"FREGS_DIRECT_TRAMP": 72, "FREGS_FP": 80, "FREGS_LR": 88, "FREGS_SP": 96, "FREGS_PC": 104,
+			"FREGS_SIZE":    112,
+			"FGRET_REGS_X0": 0, "FGRET_REGS_X2": 16, "FGRET_REGS_X4": 32, "FGRET_REGS_X6": 48,
+			"FGRET_REGS_FP": 64, "FGRET_REGS_SIZE": 80,
+			"FTRACE_OPS_FUNC": 0, "AARCH64_INSN_SIZE": 4, "MCOUNT_INSN_SIZE": 4,
+		}, []string{"S_X1", "S_X9", "FREGS_X1", "FREGS_X7", "FGRET_REGS_X1", "S_X29"}},
+	}
+	for _, c := range cases {
+		t.Run(c.arch.Name, func(t *testing.T) {
+			got := map[string]int64{}
+			for _, d := range regs.AsmOffsets(c.arch) {
+				if _, dup := got[d.Name]; dup {
+					t.Errorf("%s defined twice", d.Name)
+				}
+				got[d.Name] = d.Value
+				if d.Source == "" {
+					t.Errorf("%s names no kernel source", d.Name)
+				}
+			}
+			for n, v := range c.ref {
+				if g, ok := got[n]; !ok || g != v {
+					t.Errorf("%s = %d (defined %v), want %d", n, g, ok, v)
+				}
+			}
+			for _, n := range c.absent {
+				if _, ok := got[n]; ok {
+					t.Errorf("%s is defined; the kernel's asm-offsets.c has no such name", n)
+				}
+			}
+		})
+	}
+}

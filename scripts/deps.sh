@@ -2,7 +2,8 @@
 # Installs what trampemu needs on a Debian machine, idempotently:
 #   Unicorn >= 2.1 (Debian 13's libunicorn2t64 + libunicorn-dev 2.1.1 on Debian 12,
 #   whose own 2.0.1 is 25-75x slower on guest stores),
-#   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, pkg-config, valgrind,
+#   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, binutils-aarch64-linux-gnu,
+#   pkg-config, valgrind,
 #   cpp, patch and git (GNU patch / git apply, for check --patch).
 # Does nothing when everything is already there.
 set -euo pipefail
@@ -12,6 +13,7 @@ have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_cmd pkg-config || need_pkgs+=(pkg-config)
 have_cmd s390x-linux-gnu-as || need_pkgs+=(binutils-s390x-linux-gnu)
 have_cmd x86_64-linux-gnu-as || need_pkgs+=(binutils-x86-64-linux-gnu)
+have_cmd aarch64-linux-gnu-as || need_pkgs+=(binutils-aarch64-linux-gnu)
 have_cmd valgrind || need_pkgs+=(valgrind)
 have_cmd cpp || need_pkgs+=(cpp)
 have_cmd patch || need_pkgs+=(patch)
