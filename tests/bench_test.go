@@ -18,6 +18,10 @@ var benchPairings = map[string][][2]string{
 	"s390x": {
 		{"ftrace_caller", "rth-merged"}, {"ftrace_regs_caller", "rth-merged"}, {"ftrace_caller-v6.13", "rth-retval"},
 	},
+	"arm64": {
+		{"ftrace_caller", "rth-merged"}, {"ftrace_caller", "rth-v7-draft"}, {"ftrace_caller-v6.2", "rth-retval"},
+		{"ftrace_regs_caller-v5.10", "rth-legacy"},
+	},
 }
 
 // BenchmarkTracedCall/<arch>/<entry>+<exit>/checks-{off,on}: b.N traced
@@ -25,6 +29,9 @@ var benchPairings = map[string][][2]string{
 // user registered. Reports ns per traced call and traced calls per second.
 func BenchmarkTracedCall(b *testing.B) {
 	for _, a := range regs.Arches {
+		if len(benchPairings[a.Name]) == 0 {
+			b.Fatalf("no benchmark pairings for %s", a.Name)
+		}
 		for _, p := range benchPairings[a.Name] {
 			for _, checks := range []bool{false, true} {
 				name := a.Name + "/" + p[0] + "+" + p[1] + "/checks-off"

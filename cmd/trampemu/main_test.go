@@ -79,9 +79,12 @@ func TestAsmErrorNamesTheLine(t *testing.T) {
 
 // TestCheckJSON: the JSON has the documented fields.
 func TestCheckJSON(t *testing.T) {
-	for _, arch := range []string{"x86_64", "s390x"} {
+	for _, arch := range []string{"x86_64", "s390x", "arm64"} {
 		var out, errb bytes.Buffer
-		if code := run([]string{"check", "--arch", arch, "--variant", "rth-merged", "--workload", "add", "--calls", "2", "--scenario", map[string]string{"x86_64": "ret-arg0", "s390x": "ret-arg1"}[arch], "--json"}, &out, &errb); code != 1 {
+		// A return callback reading what rth-merged does not store: x86-64
+		// RDI (argument 0), s390x gprs[3], arm64 sp (it stores x0-x7).
+		scenario := map[string]string{"x86_64": "ret-arg0", "s390x": "ret-arg1", "arm64": "ret-args"}[arch]
+		if code := run([]string{"check", "--arch", arch, "--variant", "rth-merged", "--workload", "add", "--calls", "2", "--scenario", scenario, "--json"}, &out, &errb); code != 1 {
 			t.Fatalf("%s: exit %d (%s), want 1 (a stale read)", arch, code, errb.String())
 		}
 		var got struct {

@@ -33,7 +33,7 @@ func TestTraceCommand(t *testing.T) {
 // TestTraceGolden pins the whole step-by-step output of one pairing per
 // arch (go test ./cmd/trampemu -run TestTraceGolden -update rewrites it).
 func TestTraceGolden(t *testing.T) {
-	for _, c := range []struct{ arch, variant string }{{"x86_64", "rth-merged"}, {"s390x", "rth-merged"}} {
+	for _, c := range []struct{ arch, variant string }{{"x86_64", "rth-merged"}, {"s390x", "rth-merged"}, {"arm64", "rth-merged"}} {
 		t.Run(c.arch, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			if code := run([]string{"trace", "--arch", c.arch, "--variant", c.variant}, &out, &errb); code != 0 {
