@@ -10,8 +10,9 @@ import (
 )
 
 // TestPredict checks Predict against numbers worked out by hand from the
-// constants: 4 frame words; DATA word + header (1 or 2) + data words per
-// probe; SHADOW_STACK_MAX_OFFSET 492; FGRAPH_MAX_DATA_SIZE 32 words.
+// constants: 4 frame words (5 on arm64, HAVE_FUNCTION_GRAPH_FP_TEST); DATA
+// word + header (1 or 2) + data words per probe; SHADOW_STACK_MAX_OFFSET
+// 492 (491 on arm64); FGRAPH_MAX_DATA_SIZE 32 words.
 func TestPredict(t *testing.T) {
 	m, v17, two := ftrace.HeaderMerged, ftrace.HeaderV17, ftrace.HeaderTwoWord
 	cases := []struct {
@@ -34,6 +35,11 @@ func TestPredict(t *testing.T) {
 		{regs.S390X, v17, 1, 8, 0, 0, 0, 0},     // 0x8ff..... not encodable: never traced
 		{regs.S390X, two, 1, 8, 8, 61, 62, 0},   // the two-word header encodes anything
 		{regs.X86_64, m, 1, 128, 0, 0, 0, 0},    // 16 words: -E2BIG at registration
+		{regs.ARM64, m, 0, 0, 5, 98, 99, 0},     // 98*5 + 5 = 495 >= 491: the push is refused
+		{regs.ARM64, m, 1, 8, 8, 61, 62, 0},     // 5+1+1+1; 61*8 + 5 = 493 >= 491
+		{regs.ARM64, m, 1, 0, 7, 70, 71, 0},     // 70*7 + 5 = 495: the push, not the reservation, fails
+		{regs.ARM64, m, 2, 120, 38, 12, 0, 13},  // 12*38 + 5 = 461: push fits, 13*38 = 494 does not
+		{regs.ARM64, v17, 1, 8, 8, 61, 62, 0},   // arm64 heap pointers have the 0xf nibble
 	}
 	for _, c := range cases {
 		p := Predict(c.a, c.hdr, c.probes, c.data)

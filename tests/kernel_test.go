@@ -42,6 +42,15 @@ var kernelFiles = []kernelFile{
 	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	// arm64: pt_regs entries with ftrace_graph_caller (v5.10) and with
+	// ftrace_graph_func (v6.1), the ftrace_regs entry without (v6.2) and
+	// with CALL_OPS and direct calls (v6.13, v6.14); each era's
+	// return_to_handler. The -pg code of each file's #else is not built.
+	{regs.ARM64, "arm64_v5.10.S", "v5.5-v5.19", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_v6.1.S", "v6.0-v6.1", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_v6.2.S", "v6.2", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_v6.13.S", "v6.5-v6.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	// No vacuous pass: the graph path never calls prepare_ftrace_return, so
 	// the entry checks say so and return_to_handler never runs.
 	{regs.X86_64, "x86_64_graph_unwired.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
