@@ -397,6 +397,9 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		if z.t.Role == trampolines.Exit && inv.WantPC != 0 {
 			want = inv.WantPC
 		}
+		if z.t.Role == trampolines.Entry && inv.Direct && z.conv.directLink != nil {
+			want = z.conv.directLink(inv)
+		}
 		if inv.After[a.Link] != want {
 			z.col.add(Clobber, "", z.reg(a.Link), fmt.Sprintf("%%%s is not the return address the traced code needs", z.reg(a.Link)),
 				fmt.Sprintf("%s, want %s", z.where(inv.After[a.Link]), z.where(want)))

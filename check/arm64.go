@@ -46,8 +46,12 @@ func arm64Convention(a *regs.Arch) convention {
 		allowedAbove: func(role trampolines.Role, off uint64) bool { return false },
 		wantSP:       func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
 		parentIP:     func(inv *harness.Invocation) uint64 { return inv.Before[x9] },
-		callAlign:    16,
-		spAlign:      16,
+		// ftrace_caller_direct_late (v6.4+): x9 = FREGS_LR, x30 =
+		// FREGS_PC, "br x17"; the direct trampoline returns to x30 with
+		// x30 = x9 (ftrace_stub_direct_tramp).
+		directLink: func(inv *harness.Invocation) uint64 { return inv.EntryRet },
+		callAlign:  16,
+		spAlign:    16,
 		callChain: func(inv *harness.Invocation, hc *harness.HostCall) (string, string) {
 			return arm64FrameRecords(a, inv, hc)
 		},

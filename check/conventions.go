@@ -48,6 +48,11 @@ type convention struct {
 	// parentIP is the traced function's return address into its caller
 	// at entry-trampoline entry: the parent_ip the callbacks must get.
 	parentIP func(inv *harness.Invocation) uint64
+	// directLink, when set, is the link register an entry trampoline
+	// leaves with when it branches into a direct trampoline (arm64: x30 =
+	// where the traced function continues, x9 its lr); nil: as for a
+	// return into the traced function.
+	directLink func(inv *harness.Invocation) uint64
 	// callAlign is the alignment sp must have at a call into C (0: 8).
 	callAlign uint64
 	// spAlign, when set, is the alignment sp must have at every

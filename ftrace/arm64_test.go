@@ -228,7 +228,7 @@ func TestARM64PartialRegs(t *testing.T) {
 			}
 		})
 	}
-	for _, a := range []*regs.Arch{regs.X86_64, regs.S390X} {
+	for _, a := range []*regs.Arch{regs.X86_64, regs.S390X} { // the arches without ftrace_partial_regs here
 		k, err := NewKernel(KernelConfig{Arch: a, Mem: regs.NewFlatMemory(a, a.Memory.Heap), Heap: NewHeap(a.Memory.Heap)})
 		if err != nil {
 			t.Fatal(err)

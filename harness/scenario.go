@@ -141,6 +141,18 @@ func (h *Harness) Install(s UserSet) error {
 	if s.Regs && h.Setup.Entry.NoFullRegs() {
 		// The variant predates arch_ftrace_get_regs (and kprobes on ftrace).
 		s.Regs = false
+		if s.Direct && h.Setup.Entry.FrameLayout(h.Arch).Accessors.Direct != "" {
+			// Its ftrace_regs still has the direct-call slot (arm64 v6.4+
+			// FREGS_DIRECT_TRAMP): the direct ops' callback sets it on
+			// fregs (kernel/trace/ftrace.c call_direct_funcs:
+			// arch_ftrace_set_direct_caller(fregs, addr)).
+			direct := h.sym(symDirect)
+			if err := k.Ftrace.Register(&ftrace.Ops{Name: "direct", Func: func(ip, parent uint64, _ *ftrace.Ops, f *regs.Frame) {
+				f.SetDirectCaller(direct)
+			}}); err != nil {
+				return err
+			}
+		}
 	}
 	if s.Regs {
 		direct := h.sym(symDirect)

@@ -37,3 +37,4 @@ func benchmarkArch(b *testing.B, a *regs.Arch) {
 
 func BenchmarkMutateX86_64(b *testing.B) { benchmarkArch(b, regs.X86_64) }
 func BenchmarkMutateS390X(b *testing.B)  { benchmarkArch(b, regs.S390X) }
+func BenchmarkMutateARM64(b *testing.B)  { benchmarkArch(b, regs.ARM64) }

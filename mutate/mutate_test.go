@@ -55,6 +55,16 @@ func TestClassification(t *testing.T) {
 			// r0 after the entry means nothing: lmg wrapping into r0.
 			{"ftrace_caller", "trampolines/s390x/ftrace_caller.S:50", "register: %r15 -> %r0 in `0: lmg %r2,%r15", Equivalent, ""},
 		},
+		regs.ARM64: {
+			// The frame pointer ftrace_return_to_handler tests (FP_TEST).
+			{"rth-merged", "trampolines/arm64/rth_merged.S:18", "delete: delete `str x29, [sp, #FREGS_FP]`", Killed, ""},
+			// sp 8 bytes off: 16-byte alignment, checked at every boundary.
+			{"rth-merged", "trampolines/arm64/rth_merged.S:13", "immediate: immediate #FREGS_SIZE+8", Killed, ""},
+			{"rth-merged", "trampolines/arm64/rth_merged.S:14", "swap:", Equivalent, ""},
+			// The direct-call test inverted: every call through a direct
+			// trampoline nobody set.
+			{"ftrace_caller", "trampolines/arm64/ftrace_caller.S:36", "branch: cbnz -> cbz", Killed, ""},
+		},
 	}
 	for a, cs := range cases {
 		t.Run(a.Name, func(t *testing.T) {
@@ -111,12 +121,12 @@ func TestClassification(t *testing.T) {
 func testConfig(a *regs.Arch) Config { return Config{Arch: a, Calls: 2, Workloads: []string{"add"}} }
 
 // TestMutantsOfEachKind: the generator makes every kind of mutant where
-// the source has it, on both arches, and only on instruction lines.
+// the source has it, on every arch, and only on instruction lines.
 func TestMutantsOfEachKind(t *testing.T) {
 	for _, c := range []struct {
 		a       *regs.Arch
 		variant string
-	}{{regs.X86_64, "ftrace_regs_caller"}, {regs.S390X, "ftrace_caller-oldcpu"}} {
+	}{{regs.X86_64, "ftrace_regs_caller"}, {regs.S390X, "ftrace_caller-oldcpu"}, {regs.ARM64, "ftrace_caller"}} {
 		v, err := harness.FindVariant(c.a, "", c.variant)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +162,7 @@ func TestRunParallel(t *testing.T) {
 		a       *regs.Arch
 		variant string
 		line    int
-	}{{regs.X86_64, "rth-merged", 12}, {regs.S390X, "rth-merged", 13}} {
+	}{{regs.X86_64, "rth-merged", 12}, {regs.S390X, "rth-merged", 13}, {regs.ARM64, "rth-merged", 18}} {
 		v, err := harness.FindVariant(c.a, "", c.variant)
 		if err != nil {
 			t.Fatal(err)

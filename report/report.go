@@ -182,7 +182,7 @@ func Markdown(w io.Writer, title string, ss []check.Summary, notes []string) err
 func unwindSection(w io.Writer, ss []check.Summary) {
 	fmt.Fprintln(w, "## Unwindability at every instruction boundary")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "An interrupt at each boundary of each trampoline: could the arch's unwinder (x86-64 ORC, s390x back chain) find the traced function's caller there? \"unwind lost\" above is unrecoverable/boundaries on the add workload.")
+	fmt.Fprintln(w, "An interrupt at each boundary of each trampoline: could the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records) find the traced function's caller there? \"unwind lost\" above is unrecoverable/boundaries on the add workload.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| arch | role | variant | boundaries | unrecoverable (add) | worst workload | unrecoverable there | instructions (add) |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|---|")

@@ -13,6 +13,32 @@ import (
 	"trampemu/trampolines"
 )
 
+// regsCaller is each arch's entry variant that hands full pt_regs to its
+// callbacks (arm64: the WITH_REGS ftrace_regs_caller of v6.0-v6.1; from
+// v6.2 arm64 has no full-regs entry).
+var regsCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_regs_caller-v6.1"}
+
+// partialCaller is each arch's entry variant whose callbacks get no full
+// pt_regs from arch_ftrace_get_regs, with a kprobe-style user installed
+// ("" on arm64: its WITH_REGS ftrace_caller sends such users through
+// ftrace_regs_caller, and from v6.2 there are none).
+var partialCaller = map[string]string{"x86_64": "ftrace_caller", "s390x": "ftrace_caller", "arm64": ""}
+
+// directCaller is each arch's entry variant with the direct-call path
+// (arm64: the v6.4+ ftrace_caller, FREGS_DIRECT_TRAMP).
+var directCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_caller"}
+
+// archVariant is the arch's entry of one of the maps above; a missing arch
+// is fatal.
+func archVariant(t testing.TB, m map[string]string, a *regs.Arch) string {
+	t.Helper()
+	v, ok := m[a.Name]
+	if !ok {
+		t.Fatalf("no entry variant for %s in the test's table", a.Name)
+	}
+	return v
+}
+
 func variant(t testing.TB, a *regs.Arch, name string) harness.Tramp {
 	t.Helper()
 	v, err := harness.FindVariant(a, "", name)

@@ -85,10 +85,13 @@ func TestRedirectLostThroughRegsCaller(t *testing.T) {
 		{"s390x", "ftrace_regs_entry.h", "\tstmg\t%r2,%r14,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)\n",
 			"\tstmg\t%r2,%r14,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)\n\tstg\t%r0,(STACK_FREGS_PTREGS_GPRS)(%r15)\n"},
 		{"s390x", "", "\tlg\t%r0,(STACK_FREGS_PTREGS_PSW+8)(%r15)\n", "\tlg\t%r0,(STACK_FREGS_PTREGS_GPRS)(%r15)\n"},
+		// arm64: continue at the bl + 4 its own frame record holds, not at
+		// pt_regs.pc.
+		{"arm64", "pt_regs_entry.h", "\tldr\tx9, [sp, #S_PC]\n", "\tldr\tx9, [sp, #(S_STACKFRAME + 8)]\n"},
 	}
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
-			tr := variant(t, a, "ftrace_regs_caller")
+			tr := variant(t, a, archVariant(t, regsCaller, a))
 			tr.Name += "-redirect-lost"
 			tr.Headers = maps.Clone(tr.Headers)
 			edits := 0
@@ -116,7 +119,7 @@ func TestRedirectLostThroughRegsCaller(t *testing.T) {
 			}
 			// The pairing's headers are merged (harness.Setup.BuildWith):
 			// the partner from the same folder gets the edited one too.
-			partner, err := harness.Pair(a, variant(t, a, "ftrace_regs_caller"))
+			partner, err := harness.Pair(a, variant(t, a, archVariant(t, regsCaller, a)))
 			if err != nil {
 				t.Fatal(err)
 			}
