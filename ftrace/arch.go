@@ -70,10 +70,11 @@ type ArchOps struct {
 	// patched call): the harness writes the ops there, as
 	// ftrace_rec_update_ops does; nil: the arch has no per-site ops.
 	CallOpsLiteral func(site uint64) uint64
-	// PartialRegs, when set, is ftrace_partial_regs: it copies what a
-	// BPF/perf user gets from fregs into the pt_regs dst; fixed selects the
-	// version after the arch's last fix of it.
-	PartialRegs func(k *Kernel, fregs, dst *regs.Frame, fixed bool)
+	// PartialRegs, when set, is ftrace_partial_regs: the pt_regs a
+	// BPF/perf user gets from fregs (fregs itself where ftrace_regs holds
+	// a pt_regs, else a copy in Kernel.PartialRegsBuffer); fixed selects
+	// the version after the arch's last fix of it.
+	PartialRegs func(k *Kernel, fregs *regs.Frame, fixed bool) (*regs.Frame, error)
 	// UserMode, when set, is user_mode(regs) on a pt_regs; ok is false
 	// when the field cannot be read.
 	UserMode func(ptregs *regs.Frame) (user, ok bool)

@@ -153,7 +153,11 @@ func arm64GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
 // zeroed buffer said EL0 and user_mode() held: bpf_get_stackid returned
 // -EFAULT. fd2f74f8f3d3 (2025, 6.17-stable; Fixes b9b55c8912ce) sets it to
 // PSR_MODE_EL1h; fixed selects that version.
-func arm64PartialRegs(k *Kernel, fregs, dst *regs.Frame, fixed bool) {
+func arm64PartialRegs(k *Kernel, fregs *regs.Frame, fixed bool) (*regs.Frame, error) {
+	dst, err := k.PartialRegsBuffer()
+	if err != nil {
+		return nil, err
+	}
 	prev := fregs.Swap("ftrace_partial_regs")
 	defer fregs.Swap(prev)
 	dprev := dst.Swap("ftrace_partial_regs")
@@ -170,6 +174,7 @@ func arm64PartialRegs(k *Kernel, fregs, dst *regs.Frame, fixed bool) {
 	if fixed {
 		dst.Set("pstate", regs.ARM64PstateEL1h)
 	}
+	return dst, nil
 }
 
 // arm64UserMode is user_mode(regs): (pstate & PSR_MODE_MASK) ==

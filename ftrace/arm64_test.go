@@ -228,13 +228,40 @@ func TestARM64PartialRegs(t *testing.T) {
 			}
 		})
 	}
-	for _, a := range []*regs.Arch{regs.X86_64, regs.S390X} { // the arches without ftrace_partial_regs here
+	// x86-64 and s390x: ftrace_regs holds the pt_regs, handed over as it is;
+	// user_mode reads CS & 3 / psw.mask & PSW_MASK_PSTATE of it.
+	for _, c := range []struct {
+		arch       *regs.Arch
+		slot       string
+		kern, user uint64
+	}{{regs.X86_64, "CS", 0, 0x33}, {regs.S390X, "psw.mask", 0x0400000180000000, 0x0705000180000000}} {
+		a := c.arch
 		k, err := NewKernel(KernelConfig{Arch: a, Mem: regs.NewFlatMemory(a, a.Memory.Heap), Heap: NewHeap(a.Memory.Heap)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := k.PartialRegs(k.Frame(a.Memory.Heap.Base, a.Frame), true); err == nil || !strings.Contains(err.Error(), "not modelled") {
-			t.Errorf("%s: %v, want not modelled", a.Name, err)
+		fregs := k.Frame(a.Memory.Heap.Base, a.Frame)
+		for _, fixed := range []bool{false, true} {
+			p, err := k.PartialRegs(fregs, fixed)
+			if err != nil || p != fregs {
+				t.Fatalf("%s: ftrace_partial_regs = %v, %v; want the ftrace_regs itself", a.Name, p, err)
+			}
+		}
+		if buf, err := k.PartialRegsBuffer(); buf != nil || err != nil {
+			t.Errorf("%s: a copy buffer %v, %v; want none", a.Name, buf, err)
+		}
+		for _, want := range []bool{false, true} {
+			v := c.kern
+			if want {
+				v = c.user
+			}
+			fregs.Set(c.slot, v)
+			if got, err := k.UserMode(fregs); err != nil || got != want {
+				t.Errorf("%s: user_mode with %s = %#x: %v, %v; want %v", a.Name, c.slot, v, got, err, want)
+			}
+		}
+		if _, err := k.PartialRegs(nil, true); !errors.Is(err, EINVAL) {
+			t.Errorf("%s: NULL fregs: %v, want EINVAL", a.Name, err)
 		}
 	}
 }

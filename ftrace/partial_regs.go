@@ -17,18 +17,30 @@ const OpsFuncOffset = 0
 func (k *Kernel) SetOpsFunc(fn uint64) { k.Mem.WriteWord(k.FunctionTraceOp+OpsFuncOffset, fn) }
 
 // PartialRegs is ftrace_partial_regs (ArchOps.PartialRegs): the pt_regs a
-// BPF or perf user of an fprobe gets from fregs, built in one buffer that
-// is reused like the kernel's per-CPU one (kernel/trace/bpf_trace.c
-// bpf_kprobe_multi_pt_regs). Its reads of fregs and of the buffer go
-// through the observer, so a slot nothing wrote is a stale read; fixed
-// selects the arch's version after its last fix.
+// BPF or perf user of an fprobe gets from fregs (include/linux/ftrace.h,
+// v6.14+). Where ftrace_regs holds a pt_regs it is that pt_regs; else
+// (arm64) a copy in one buffer that is reused like the kernel's per-CPU
+// one (kernel/trace/bpf_trace.c bpf_kprobe_multi_pt_regs), see
+// PartialRegsBuffer. Its reads of fregs and of the buffer go through the
+// observer, so a slot nothing wrote is a stale read; fixed selects the
+// arch's version after its last fix.
 func (k *Kernel) PartialRegs(fregs *regs.Frame, fixed bool) (*regs.Frame, error) {
 	o := MustOps(k.Arch)
-	if o.PartialRegs == nil || k.Arch.PtRegs == nil {
+	if o.PartialRegs == nil {
 		return nil, fmt.Errorf("ftrace_partial_regs: not modelled on %s", k.Arch.Name)
 	}
 	if fregs == nil {
 		return nil, fmt.Errorf("ftrace_partial_regs: no ftrace_regs (NULL): %w", EINVAL)
+	}
+	return o.PartialRegs(k, fregs, fixed)
+}
+
+// PartialRegsBuffer is the pt_regs buffer ftrace_partial_regs copies into
+// (allocated on first use), or nil when the arch's struct ftrace_regs holds
+// its pt_regs (Arch.PtRegs nil: x86-64, s390x), where nothing is copied.
+func (k *Kernel) PartialRegsBuffer() (*regs.Frame, error) {
+	if k.Arch.PtRegs == nil {
+		return nil, nil
 	}
 	if k.partialRegs == 0 {
 		addr, err := k.Heap.Alloc(uint64(k.Arch.PtRegs.Size), 16)
@@ -37,9 +49,7 @@ func (k *Kernel) PartialRegs(fregs *regs.Frame, fixed bool) (*regs.Frame, error)
 		}
 		k.partialRegs = addr
 	}
-	dst := k.Frame(k.partialRegs, k.Arch.PtRegs)
-	o.PartialRegs(k, fregs, dst, fixed)
-	return dst, nil
+	return k.Frame(k.partialRegs, k.Arch.PtRegs), nil
 }
 
 // UserMode is user_mode(regs) on a pt_regs (ArchOps.UserMode), what
@@ -53,7 +63,7 @@ func (k *Kernel) UserMode(ptregs *regs.Frame) (bool, error) {
 	defer ptregs.Swap(prev)
 	u, ok := o.UserMode(ptregs)
 	if !ok {
-		return false, fmt.Errorf("user_mode: %s has no pstate", k.Arch.Name)
+		return false, fmt.Errorf("user_mode: the %s pt_regs has no mode field", k.Arch.Name)
 	}
 	return u, nil
 }

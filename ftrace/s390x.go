@@ -36,6 +36,10 @@ var s390Ops = &ArchOps{
 	},
 	GraphOldLen: 4,
 	GraphFunc:   s390GraphFunc,
+	// struct ftrace_regs is a pt_regs (arch/s390/include/asm/ftrace.h,
+	// v6.14): ftrace_partial_regs hands it over as it is.
+	PartialRegs: ptRegsInFregs,
+	UserMode:    s390UserMode,
 	// arch/s390: kernel addresses have zero top bits, so the merged header's
 	// pattern is 0 and the v17 draft's 0xf << 60 encodes no heap pointer.
 	FprobeMergedPattern: 0,
@@ -65,4 +69,17 @@ func s390GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
 	if k.Graph.Enter(ret, ip, 0, sp, f) {
 		f.Set("gprs[14]", k.RTH)
 	}
+}
+
+// s390PSWMaskPState is PSW_MASK_PSTATE, the problem-state bit of the PSW
+// mask (arch/s390/include/uapi/asm/ptrace.h, 64-bit: 0x0001000000000000).
+const s390PSWMaskPState = 0x0001000000000000
+
+// s390UserMode is user_mode(regs) on s390x: psw.mask & PSW_MASK_PSTATE
+// (arch/s390/include/asm/ptrace.h, v6.14). Only ftrace_regs_caller stores
+// the PSW mask ("epsw" under allregs, arch/s390/kernel/mcount.S v6.14);
+// ftrace_caller leaves psw.mask as it was.
+func s390UserMode(p *regs.Frame) (bool, bool) {
+	v, ok := p.Get("psw.mask")
+	return ok && v&s390PSWMaskPState != 0, ok
 }

@@ -97,6 +97,11 @@ type Harness struct {
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
 	unwind        unwinder      // the arch's unwinder rule (interrupts on)
 	hooks         *harnessArch  // the arch's hooks (arch.go)
+
+	// scratchLo, scratchHi bound a C-side buffer poisoned before each use
+	// (the BPF user's ftrace_partial_regs copy, bpf.go): a read of a word
+	// in it that still holds poison is stale, like one of the stack.
+	scratchLo, scratchHi uint64
 }
 
 // New builds the pairing's image, loads it into a new machine and binds the

@@ -221,6 +221,9 @@ type observer struct{ h *Harness }
 // stale reports whether the n bytes at addr, which read as v, still held
 // poison: nobody wrote them since the invocation began.
 func (o observer) stale(inv *Invocation, addr uint64, n int, v uint64) bool {
+	if lo, hi := o.h.scratchLo, o.h.scratchHi; addr >= lo && addr+uint64(n) <= hi {
+		return poisoned(o.h.Arch, o.h.M, addr, n, lo, hi)
+	}
 	if n == 8 && addr&7 == 0 {
 		return v == emu.Poison(addr) && addr >= inv.poisonLo && addr+8 <= inv.poisonHi
 	}

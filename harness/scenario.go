@@ -39,6 +39,13 @@ type UserSet struct {
 	// Override registers an error-injection kprobe on fei_target: it makes
 	// the function return FaultInjected without running its body.
 	Override bool
+	// BPF registers a BPF kprobe_multi program calling bpf_get_stackid on
+	// every traced function (bpf.go): the pt_regs of ftrace_partial_regs,
+	// user_mode and what perf's kernel stack walk reads of it.
+	// PartialRegsPreFix models ftrace_partial_regs before the arch's last
+	// fix of it (arm64: before fd2f74f8f3d3, which is in v6.18 and
+	// 6.17-stable; no difference on x86-64 and s390x).
+	BPF, PartialRegsPreFix bool
 }
 
 // UserSets are the built-in user sets; "default" is what check runs.
@@ -61,6 +68,16 @@ var UserSets = []UserSet{
 	{Name: "direct", Doc: "kprobe-style user that sends the call through a direct trampoline", Regs: true, Direct: true},
 	{Name: "livepatch", Doc: "a live patch only: klp_target redirected to klp_target_new (klp_ftrace_handler)", LivePatch: true},
 	{Name: "kprobe-override", Doc: "an error-injection kprobe on ftrace only: fei_target returns -ENOMEM unrun (fei_kprobe_handler, override_function_with_return)", Override: true},
+	// The BPF users are user sets of their own, not part of "default":
+	// they report what the kernel's C side hands a BPF program
+	// (ftrace_partial_regs), not what a trampoline does, and on s390x they
+	// find a true property of every kernel read (ftrace_caller never
+	// stores psw.mask, which user_mode reads), which would make every
+	// merged s390x ftrace_caller fail the default check.
+	{Name: "bpf", Doc: "a BPF kprobe_multi program calling bpf_get_stackid: ftrace_partial_regs (after arm64's pstate fix fd2f74f8f3d3, v6.18/6.17-stable), user_mode, the ip, sp and frame pointer perf's stack walk reads",
+		BPF: true},
+	{Name: "bpf-prefix", Doc: "bpf with ftrace_partial_regs as released in v6.14-v6.17 (arm64 leaves pstate unset: bpf_get_stackid's -EFAULT)",
+		BPF: true, PartialRegsPreFix: true},
 }
 
 // FindUserSet looks a user set up by name; the error lists the valid
@@ -191,6 +208,11 @@ func (h *Harness) Install(s UserSet) error {
 		// injection through the entry trampoline (a file answers from its
 		// kernel model).
 		if err := h.installOverride(); err != nil {
+			return err
+		}
+	}
+	if s.BPF {
+		if err := h.installBPF(!s.PartialRegsPreFix); err != nil {
 			return err
 		}
 	}

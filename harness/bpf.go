@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"trampemu/emu"
+	"trampemu/ftrace"
+	"trampemu/regs"
+)
+
+// BPFUser is the name of the BPF user's ftrace_ops and of the reads it
+// makes of the pt_regs it gets.
+const BPFUser = "bpf_get_stackid"
+
+// installBPF registers a BPF kprobe_multi program that calls
+// bpf_get_stackid on every traced function, as the kernel runs it from an
+// fprobe's entry handler (kernel/trace/bpf_trace.c v6.14+
+// kprobe_multi_link_handler -> kprobe_multi_link_prog_run:
+// ftrace_partial_regs(fregs, bpf_kprobe_multi_pt_regs_ptr())). The
+// helper's stack id comes from get_perf_callchain (kernel/events/callchain.c):
+// perf_callchain_kernel only when !user_mode(regs), and that walks from the
+// pt_regs' instruction pointer, stack pointer and frame pointer
+// (x86-64 unwind_start with regs: ip, sp, bp, arch/x86/kernel/unwind_orc.c;
+// arm64 kunwind_init_from_regs: pc, regs[29], arch/arm64/kernel/stacktrace.c;
+// s390x arch_stack_walk: psw.addr, gprs[15]). Every read goes through the
+// observer, so a slot nobody wrote, in the trampoline's frame or in the
+// copy, is a stale read. A copy buffer (arm64) is poisoned before each
+// call, as every invocation's stack is: what ftrace_partial_regs does not
+// write holds nothing the traced call gave it. fixed selects
+// ftrace_partial_regs after the arch's last fix of it.
+//
+// An entry that hands callbacks a full pt_regs (arm64 WITH_REGS, v5.5-v6.1)
+// gives the program that pt_regs itself: fprobe then called its handlers
+// with ftrace_get_regs(fregs) (kernel/trace/fprobe.c v5.18-v6.13).
+func (h *Harness) installBPF(fixed bool) error {
+	k, a := h.K, h.Arch
+	return k.Ftrace.Register(&ftrace.Ops{Name: "bpf", Func: func(ip, parent uint64, _ *ftrace.Ops, f *regs.Frame) {
+		if f == nil {
+			return // regs = NULL (x86-64 <= v5.10 ftrace_caller): no fprobe there
+		}
+		pt := f
+		if a.PtRegs == nil || f.Layout != a.PtRegs {
+			buf, err := k.PartialRegsBuffer()
+			if err != nil {
+				return
+			}
+			if buf != nil {
+				h.poisonScratch(buf)
+			}
+			if pt, err = k.PartialRegs(f, fixed); err != nil {
+				return
+			}
+		}
+		prev := pt.Swap(BPFUser)
+		defer pt.Swap(prev)
+		user, err := k.UserMode(pt)
+		if err != nil || user {
+			return // get_perf_callchain: no kernel stack; bpf_get_stackid -EFAULT
+		}
+		acc := pt.Layout.Accessors
+		for _, n := range []string{acc.IP, acc.SP, acc.FP} {
+			pt.Get(n)
+		}
+	}})
+}
+
+// poisonScratch fills buf with the poison pattern of its addresses and
+// makes reads of it checked for staleness (observer.stale).
+func (h *Harness) poisonScratch(buf *regs.Frame) {
+	lo := buf.Base
+	hi := lo + uint64(buf.Layout.Size)
+	for w := lo; w < hi; w += 8 {
+		h.M.WriteWord(w, emu.Poison(w))
+	}
+	h.scratchLo, h.scratchHi = lo, hi
+}
