@@ -1,4 +1,4 @@
-// Command trampemu runs Linux ftrace trampolines (x86-64, s390x) on the
+// Command trampemu runs Linux ftrace trampolines (x86-64, s390x, arm64) on the
 // Unicorn emulator with Go standing in for the kernel, checks what they
 // save and measures what they cost. Subcommands:
 //
