@@ -1,15 +1,3 @@
-// Package scenarios re-creates the kernel's fgraph and fprobe self-tests
-// (lib/test_fprobe.c, kernel/trace/trace_selftest.c, fgraph-multi.tc) and
-// the regression cases of the multi-user shadow stack as built-in
-// scenarios. Every scenario runs through the REAL trampolines of the
-// arch's current pairing (x86-64 ftrace_caller + rth-fixed, s390x
-// ftrace_caller + rth-merged) on Unicorn, with package ftrace standing in
-// for the kernel, and reports counters, warnings, the shadow-stack words a
-// traced call used, and findings: every failed expectation is a finding.
-//
-// Measure tabulates shadow-stack words per traced call and the maximum
-// traced depth per fprobe header encoding, number of probes and entry-data
-// size, next to what the shadow-stack constants predict (Predict).
 package scenarios
 
 import (

@@ -134,3 +134,44 @@ func TestNoArchNameComparisons(t *testing.T) {
 	}
 	t.Logf("%d arch-name comparisons left in allowed files (%d generic files scanned, %d per-arch files skipped)", left, scanned, perArch)
 }
+
+// TestEveryPackageHasDoc: every package of the module keeps its package
+// comment in a doc.go (the house rule "small packages, each with a doc.go").
+func TestEveryPackageHasDoc(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, missing := 0, []string{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		gos, _ := filepath.Glob(filepath.Join(path, "*.go"))
+		if len(gos) == 0 {
+			return nil
+		}
+		pkgs++
+		b, err := os.ReadFile(filepath.Join(path, "doc.go"))
+		rel, _ := filepath.Rel(root, path)
+		if err != nil || !regexp.MustCompile(`(?m)^// (Package|Command) \S+`).Match(b) {
+			missing = append(missing, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkgs < 10 {
+		t.Fatalf("found %d packages under %s: the walk missed the module", pkgs, root)
+	}
+	for _, m := range missing {
+		t.Errorf("package %s has no doc.go with a package comment (\"// Package name ...\")", m)
+	}
+}

@@ -1,7 +1,3 @@
-// Package trampolines holds the trampoline variants as data: the .S files
-// (x86_64/, s390x/, arm64/), the workloads with real traced call sites (workloads/),
-// the runtime the harness links with them (runtime/), and the registry
-// table below. It contains no logic beyond the table.
 package trampolines
 
 import "embed"
@@ -264,7 +260,7 @@ var Current = map[string]map[Role]string{
 // Workload is a traced function of workloads/<arch>.S.
 type Workload struct {
 	Name   string
-	Arch   string // "" = both
+	Arch   string // "" = every arch
 	Symbol string
 	Doc    string
 }

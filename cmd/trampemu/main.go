@@ -1,19 +1,3 @@
-// Command trampemu runs Linux ftrace trampolines (x86-64, s390x) on the
-// Unicorn emulator with Go standing in for the kernel, checks what they
-// save and measures what they cost. Subcommands:
-//
-//	trampemu report  [--arch A] [--calls N] [--exact=false] [--emu-calls N] [--emu-repeats N] [--native BUDGET] [--tree DIR] [--json] [--out DIR]
-//	trampemu check   --arch A [--variant NAME ...] [--file F.S --role entry|exit] [--scenario S] [--workload W ...] [--calls N] [--json]
-//	trampemu trace   --arch A (--variant NAME | --file F.S --role entry|exit) [--pair NAME] [--workload W] [--scenario S] [--all] [--json | --format text|json|function_graph]
-//	trampemu scenario list | run NAME --arch A [--header ENC] [--json | --format text|json|function_graph]
-//	trampemu mutate  --arch A|all [--variant NAME ...] [--file F.S --role entry|exit] [--calls N] [--json]
-//	trampemu native  [--variant NAME ...] [--file F.S --role entry|exit] [--pair NAME] [--compare A,B ...] [--budget D] [--target NS] [--format table|bench] [--json]
-//	trampemu asm     --arch A [--variant NAME | FILE.S] [-D NAME[=VALUE] ...]
-//	trampemu list    [--arch A]
-//	trampemu version
-//
-// Exit status: 0 success / no error finding; 1 error findings (check) or
-// regressions (report); 2 bad usage or input.
 package main
 
 import (
