@@ -153,7 +153,7 @@ func (d arm64Dis) Decode(code []byte, pc uint64) (in Inst, err error) {
 		in.Op, in.Text, in.MemKnown = strings.Fields(name)[0], name, true
 		return in, nil
 	}
-	x, err := arm64asm.Decode(code[:4])
+	x, err := decodeARM64(code[:4])
 	if err != nil {
 		return Inst{}, fmt.Errorf("invalid arm64 instruction at %#x (% x): %v", pc, code[:4], err)
 	}
@@ -267,4 +267,11 @@ func arm64MemImm(m arm64asm.MemImmediate) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(s[i+1:j], 10, 64)
 	return v, err == nil
+}
+
+// decodeARM64 is arm64asm.Decode under xarchDecodeMu.
+func decodeARM64(b []byte) (arm64asm.Inst, error) {
+	xarchDecodeMu.Lock()
+	defer xarchDecodeMu.Unlock()
+	return arm64asm.Decode(b)
 }

@@ -2,6 +2,7 @@ package asm
 
 import (
 	"fmt"
+	"sync"
 
 	"trampemu/regs"
 )
@@ -146,3 +147,9 @@ func symText(sym Symbolizer, addr uint64) string {
 	}
 	return fmt.Sprintf("%x", addr)
 }
+
+// xarchDecodeMu serialises the golang.org/x/arch decoders that record which
+// table entries matched in a package-level slice (decoderCover in
+// s390xasm and arm64asm v0.33.0, decode.go, s390xasm allocating it on first
+// use): two machines disassembling at once would race on it.
+var xarchDecodeMu sync.Mutex

@@ -81,7 +81,9 @@ func (d s390xDis) Decode(code []byte, pc uint64) (in Inst, err error) {
 	if code[0] == 0 && code[1] == 0 {
 		return Inst{Addr: pc, Len: 2, Bytes: code[:2], Op: ".short", Text: ".short 0x0000", MemKnown: true, Flow: FlowTrap}, nil
 	}
+	xarchDecodeMu.Lock()
 	x, err := s390xasm.Decode(buf[:])
+	xarchDecodeMu.Unlock()
 	if err != nil || x.Len != n || x.Op == 0 {
 		return Inst{}, fmt.Errorf("invalid s390x instruction at %#x (% x)", pc, code[:n])
 	}
