@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/arch/arm64/arm64asm"
 
@@ -127,6 +128,18 @@ var arm64Hints = map[uint32]string{
 	31: "autibsp", 32: "bti", 34: "bti c", 36: "bti j", 38: "bti jc",
 }
 
+// arm64DecodeMu serialises arm64asm.Decode: it records every format it
+// matched in the package-level decoderCover table (golang.org/x/arch
+// v0.33.0 arm64/arm64asm/decode.go), a write the race detector reports when
+// machines decode in parallel (trampemu mutate's workers).
+var arm64DecodeMu sync.Mutex
+
+func arm64Decode(src []byte) (arm64asm.Inst, error) {
+	arm64DecodeMu.Lock()
+	defer arm64DecodeMu.Unlock()
+	return arm64asm.Decode(src)
+}
+
 func (d arm64Dis) Decode(code []byte, pc uint64) (in Inst, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -153,7 +166,7 @@ func (d arm64Dis) Decode(code []byte, pc uint64) (in Inst, err error) {
 		in.Op, in.Text, in.MemKnown = strings.Fields(name)[0], name, true
 		return in, nil
 	}
-	x, err := arm64asm.Decode(code[:4])
+	x, err := arm64Decode(code[:4])
 	if err != nil {
 		return Inst{}, fmt.Errorf("invalid arm64 instruction at %#x (% x): %v", pc, code[:4], err)
 	}
