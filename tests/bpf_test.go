@@ -46,10 +46,9 @@ func TestBPFStackID(t *testing.T) {
 			if set == "bpf-prefix" {
 				w = c.preFix
 			}
-			// Not parallel: x/arch's arm64asm.Decode writes a package
-			// variable (decoderCover), which -race reports between two
-			// arm64 machines built at once.
+			c, set := c, set
 			t.Run(fmt.Sprintf("%s/%s/%s", c.arch.Name, c.variant, set), func(t *testing.T) {
+				t.Parallel()
 				us, err := harness.FindUserSet(set)
 				if err != nil {
 					t.Fatal(err)
