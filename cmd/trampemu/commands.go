@@ -86,7 +86,7 @@ func cmdAsm(args []string, w io.Writer) error {
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		src = asm.Source{Name: fs.Arg(0), Text: text}
+		src = asm.Source{Name: fs.Arg(0), Text: text, Dir: filepath.Dir(fs.Arg(0))}
 		dirs = []string{filepath.Dir(fs.Arg(0))}
 		// A kernel file is built as check builds it: its model's CONFIG
 		// options (or --config), then -D / -U; a file that fits no model
