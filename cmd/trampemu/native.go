@@ -18,7 +18,7 @@ import (
 // cmdNative times x86-64 pairings on the host CPU (package native).
 func cmdNative(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("native", flag.ContinueOnError)
-	arch := archFlag(fs, "x86_64")
+	arch := fs.String("arch", native.Arch.Name, "architecture: "+native.Arch.Name+" only (the host CPU's; the others are emulated only)")
 	pick := addPickFlags(fs, "variant to time in its intended pairing (repeatable; default: every x86-64 variant)", true)
 	var compares multi
 	fs.Var(&compares, "compare", "A,B: report B minus A per mode with its 95% interval and p (repeatable); A and B are variant names (their intended pairing) or ENTRY+EXIT; an A/A control is added")
