@@ -35,6 +35,19 @@ func (k *Kernel) PartialRegs(fregs *regs.Frame, fixed bool) (*regs.Frame, error)
 	return o.PartialRegs(k, fregs, fixed)
 }
 
+// ptRegsInFregs is ftrace_partial_regs where struct ftrace_regs holds a
+// pt_regs (CONFIG_HAVE_FTRACE_REGS_HAVING_PT_REGS: arch/x86/Kconfig "if
+// X86_64" and arch/s390/Kconfig, v6.14): include/linux/ftrace.h returns
+// &arch_ftrace_regs(fregs)->regs, the trampoline's own frame, and copies
+// nothing, so a BPF/perf user reads exactly what the trampoline wrote.
+// fixed makes no difference in the model: x86-64's later
+// arch_ftrace_partial_regs hook (20a0bc10272f, v6.19: cs = __KERNEL_CS and
+// the EFLAGS FIXED bit, for the exit path's frame) is not modelled, and
+// s390x has none.
+func ptRegsInFregs(_ *Kernel, fregs *regs.Frame, _ bool) (*regs.Frame, error) {
+	return fregs, nil
+}
+
 // PartialRegsBuffer is the pt_regs buffer ftrace_partial_regs copies into
 // (allocated on first use), or nil when the arch's struct ftrace_regs holds
 // its pt_regs (Arch.PtRegs nil: x86-64, s390x), where nothing is copied.

@@ -69,19 +69,6 @@ func x86GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
 	}
 }
 
-// ptRegsInFregs is ftrace_partial_regs where struct ftrace_regs holds a
-// pt_regs (CONFIG_HAVE_FTRACE_REGS_HAVING_PT_REGS: arch/x86/Kconfig "if
-// X86_64" and arch/s390/Kconfig, v6.14): include/linux/ftrace.h returns
-// &arch_ftrace_regs(fregs)->regs, the trampoline's own frame, and copies
-// nothing, so a BPF/perf user reads exactly what the trampoline wrote.
-// fixed makes no difference in the model: x86-64's later
-// arch_ftrace_partial_regs hook (20a0bc10272f, v6.19: cs = __KERNEL_CS and
-// the EFLAGS FIXED bit, for the exit path's frame) is not modelled, and
-// s390x has none.
-func ptRegsInFregs(_ *Kernel, fregs *regs.Frame, _ bool) (*regs.Frame, error) {
-	return fregs, nil
-}
-
 // x86UserMode is user_mode(regs) on x86-64: !!(regs->cs & 3), the
 // privilege level of the saved code segment (arch/x86/include/asm/ptrace.h,
 // the CONFIG_X86_64 form, v6.14). ftrace_caller stores CS = 0 ("Only ops
