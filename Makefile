@@ -18,12 +18,13 @@ deps:
 build: deps
 	$(GO) build -o $(BIN) ./cmd/trampemu
 
-# The main job: check and cost every variant on both architectures;
+# The main job: check and cost every variant on every architecture
+# (regs.Arches);
 # Markdown on stdout, report.md and report.json in out/.
 report: build
 	./$(BIN) report --out out
 
-# Mutation testing of the checks: every variant of both arches mutated,
+# Mutation testing of the checks: every variant of every arch mutated,
 # each mutant checked (trampemu mutate); the summary in out/mutate.json
 # (exit 1 when a mutant survives unexplained). Minutes: not in report.
 mutate: build

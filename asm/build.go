@@ -33,6 +33,12 @@ type Source struct {
 	// --keep-global-symbol); Locals become local (--localize-symbol). A
 	// kernel file that defines both roles is linked once per role this way.
 	Globals, Locals []string
+	// Dir is the folder the text was read from (a user's file): cpp
+	// searches it first for the text's own #include "name", as it searches
+	// the including file's folder, so a header next to the file wins over
+	// a partner's header of the same name in Options.Headers. Empty for
+	// embedded files.
+	Dir string
 }
 
 // Options choose the target and the environment the sources see.
@@ -168,7 +174,7 @@ func buildKey(opt Options, srcs []Source) string {
 		for _, k := range sortedKeys(s.Defines) {
 			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
 		}
-		fmt.Fprintf(h, "g%v\x00l%v\x00", s.Globals, s.Locals)
+		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00", s.Globals, s.Locals, s.Dir)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -298,7 +304,7 @@ var objCache sync.Map
 // objKey names everything an object depends on; "" (no caching) when the
 // source may include files from the user's folders, which can change.
 func objKey(a *regs.Arch, opt Options, s Source) string {
-	if len(opt.IncludeDirs) > 0 {
+	if len(opt.IncludeDirs) > 0 || s.Dir != "" {
 		return ""
 	}
 	h := sha256.New()
@@ -425,7 +431,13 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 		return "", fmt.Errorf("asm: %w", err)
 	}
 	out := filepath.Join(dir, base+".s")
-	args := []string{"-x", "assembler-with-cpp", "-undef", "-nostdinc", "-I", inc}
+	args := []string{"-x", "assembler-with-cpp", "-undef", "-nostdinc"}
+	if s.Dir != "" {
+		// cpp reads a copy in dir: the original's folder comes first for
+		// its quoted includes (-iquote is searched before every -I).
+		args = append(args, "-iquote", s.Dir)
+	}
+	args = append(args, "-I", inc)
 	for _, d := range opt.IncludeDirs {
 		args = append(args, "-I", d)
 	}

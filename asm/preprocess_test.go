@@ -2,6 +2,8 @@ package asm_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +78,30 @@ func FuzzPreprocess(f *testing.F) {
 			t.Fatalf("output has no linemarker for fuzz.S:\n%s", out)
 		}
 	})
+}
+
+// TestOwnFolderFirst: a source read from a folder (Source.Dir) includes
+// the header next to it, not the one of the same name in Options.Headers
+// (which a partner source, with no folder, still gets), as cpp's
+// #include "name" searches the including file's folder first; every arch.
+func TestOwnFolderFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hdr.h"), []byte("#define HDR_NAME(x) own_##x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := []byte("#include \"hdr.h\"\n#define SYM(x) HDR_NAME(x)\n\t.text\n\t.globl SYM(SRC)\nSYM(SRC):\n\tnop\n")
+	for _, a := range regs.Arches {
+		opt := asm.Options{Arch: a, Headers: map[string][]byte{"hdr.h": []byte("#define HDR_NAME(x) registry_##x\n")}}
+		mine := asm.Source{Name: "mine.S", Text: text, Dir: dir, Defines: map[string]string{"SRC": "mine"}}
+		partner := asm.Source{Name: "partner.S", Text: text, Defines: map[string]string{"SRC": "partner"}}
+		im, err := asm.Build(opt, mine, partner)
+		if err != nil {
+			t.Fatalf("%s: %v", a.Name, err)
+		}
+		for _, sym := range []string{"own_mine", "registry_partner"} {
+			if _, ok := im.Symbol(sym); !ok {
+				t.Errorf("%s: no symbol %s: the file's own header must win for it, the registry's for its partner", a.Name, sym)
+			}
+		}
+	}
 }

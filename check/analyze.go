@@ -265,8 +265,9 @@ func (z *analyzer) runStop(e *harness.Stop) {
 	if e.HostErr != nil {
 		detail = e.HostErr.Error()
 	}
-	if kind == Fault {
-		// Everything needed to debug it on one line: arch, pc, registers.
+	if kind == Fault || e.Runaway {
+		// Everything needed to debug it on one line: arch, pc, registers
+		// (a fault, or a runaway loop where the limit stopped it).
 		detail += fmt.Sprintf("; %s pc %#x; registers: %s", e.Arch, e.PC, oneLineRegs(e))
 	}
 	z.col.add(kind, "", "", summary, detail)

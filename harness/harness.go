@@ -266,7 +266,7 @@ func (h *Harness) patchCallbackSites() error {
 	dispatch := im.HostFuncs[HostOpsListFunc]
 	ps, err := callbackPatches(a, im, dispatch)
 	if err != nil {
-		return err
+		return modelMismatch(a, h.Setup.Entry, err)
 	}
 	if err := h.apply(ps); err != nil {
 		return err

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 
 	"trampemu/asm"
 	"trampemu/ftrace"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -28,7 +30,7 @@ func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch
 	a := s.Arch
 	ps, err := callbackPatches(a, im, dispatch)
 	if err != nil {
-		return nil, err
+		return nil, modelMismatch(a, s.Entry, err)
 	}
 	target, ok := im.Symbol(s.Entry.Symbol)
 	if !ok {
@@ -92,14 +94,40 @@ func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
 		var ok2 bool
 		target, ok2 = im.Symbol(ops.GraphTarget)
 		if !ok || !ok2 {
-			return Patch{}, fmt.Errorf("%s has no %s/%s", s.Entry.Name, ops.GraphSite, ops.GraphTarget)
+			return Patch{}, modelMismatch(a, s.Entry, fmt.Errorf("%s has no %s/%s", s.Entry.Name, ops.GraphSite, ops.GraphTarget))
 		}
 	} else if !ok {
-		return Patch{}, fmt.Errorf("%s has no %s", s.Entry.Name, ops.GraphSite)
+		return Patch{}, modelMismatch(a, s.Entry, fmt.Errorf("%s has no %s", s.Entry.Name, ops.GraphSite))
 	}
 	code, err := ops.EnableGraph(a, site, target, im.Bytes(site, ops.GraphOldLen))
 	if err != nil {
-		return Patch{}, fmt.Errorf("%s at %s %v", ops.GraphSite, im.Describe(site), err)
+		return Patch{}, modelMismatch(a, s.Entry, fmt.Errorf("%s at %s %v", ops.GraphSite, im.Describe(site), err))
 	}
 	return Patch{site, code}, nil
+}
+
+// modelMismatch explains a patch that fails on a user's file (a Tramp with
+// a kernel model, not a registry variant): the code at the label the
+// model's kernel patches is not what that kernel writes there, because the
+// model's CONFIG options build another #ifdef branch of the file (arm64's
+// -pg/_mcount code, whose ftrace_call is a NOP, under a model of another
+// DYNAMIC_FTRACE_WITH_REGS/WITH_ARGS era) or the file is of another era.
+// Nothing ran, so it is bad input, not a finding: the error names the
+// file, the model and the fix (the model found from the file).
+func modelMismatch(a *regs.Arch, t Tramp, err error) error {
+	if t.Variant != nil || t.Model == nil {
+		return err
+	}
+	chosen := t.Model.Model
+	why := "its CONFIG options build code of the file that the model's kernel does not patch this way (another #ifdef branch, such as the -pg/_mcount one, or a file of another era)"
+	fix := "choose the model of the file's kernel version with --kernel vX.Y (trampemu list --config lists the models)"
+	if c, derr := kernel.Detect(a.Name, t.Source.Text); derr == nil && c.Model != chosen {
+		if strings.HasPrefix(t.Model.Reason, "--kernel") {
+			fix = fmt.Sprintf("drop --kernel to use the model found from the file (%s), or give --kernel %s", c.Model.Name, c.Model.From)
+		} else {
+			fix = fmt.Sprintf("the file fits kernel model %s: check it with --file (the model is then found from the file) or --kernel %s", c.Model.Name, c.Model.From)
+		}
+	}
+	return fmt.Errorf("%s does not fit kernel model %s (%s): %s; %s (%v)",
+		t.Source.Name, chosen.Name, t.Model.Reason, why, fix, err)
 }

@@ -102,7 +102,11 @@ func Detect(arch string, text []byte) (Choice, error) {
 			arch, strings.Join(ev.Reasons, "; "), ModelNames(arch))
 	}
 	m := fit[len(fit)-1]
-	reason := "detected from the file: " + strings.Join(ev.Reasons, "; ")
+	why := strings.Join(ev.Reasons, "; ")
+	if why == "" {
+		why = "it uses none of the asm-offsets names, graph entry paths or return_to_handler arguments that tell the eras apart"
+	}
+	reason := "detected from the file: " + why
 	if len(fit) > 1 {
 		var others []string
 		for _, o := range fit[:len(fit)-1] {

@@ -78,6 +78,7 @@ func Mutants(a *regs.Arch, t harness.Tramp) ([]Mutant, error) {
 		mutable[name] = true
 	}
 	classes := classify(pre, mutable)
+	keepRole(classes, pre, t)
 	var files []string
 	for f := range classes {
 		files = append(files, f)

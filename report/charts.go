@@ -63,7 +63,7 @@ func WriteCharts(dir string, ss []check.Summary, rows []scenarios.MeasureRow) ([
 			if err != nil {
 				return out, err
 			}
-			if err := save("cost-"+arch, title, p, 8*vg.Inch, 4.5*vg.Inch); err != nil {
+			if err := save("cost-"+arch, title, p, costW, costH); err != nil {
 				return out, err
 			}
 		}
@@ -115,7 +115,14 @@ func archesOf(ss []check.Summary, rows []scenarios.MeasureRow) []string {
 	return as
 }
 
-// costChart: two bars per variant (entry variants first, then exit).
+// The size of the cost charts.
+const (
+	costW = 8 * vg.Inch
+	costH = 4.5 * vg.Inch
+)
+
+// costChart: two bars per variant (entry variants first, then exit), the
+// y axis high enough that the tallest bar ends below the legend.
 func costChart(title string, vs []check.Summary) (*plot.Plot, error) {
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Role < vs[j].Role })
 	p := plot.New()
@@ -149,8 +156,29 @@ func costChart(title string, vs []check.Summary) (*plot.Plot, error) {
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
 	p.Add(plotter.NewGrid())
+	tallest := 0.0
+	for _, v := range append(append(plotter.Values{}, insns...), stored...) {
+		tallest = math.Max(tallest, v)
+	}
+	legendHeadroom(p, costW, costH, tallest)
 	return p, nil
 }
+
+// legendHeadroom raises the y axis of a w x h chart so that a value of
+// tallest ends legendGap below the legend, which gonum draws inside the
+// top of the data area.
+func legendHeadroom(p *plot.Plot, w, h vg.Length, tallest float64) {
+	da := p.DataCanvas(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+	height := da.Max.Y - da.Min.Y
+	free := height - p.Legend.Rectangle(da).Size().Y - legendGap
+	p.Y.Min = 0
+	if tallest > 0 && free > 0 {
+		p.Y.Max = tallest * float64(height) / float64(free)
+	}
+}
+
+// legendGap is the space between the tallest bar and the legend.
+const legendGap = 6 * vg.Millimeter
 
 // measureChart: one line over data size per (header, probes); the plain
 // fgraph user (no probes) as a single point.

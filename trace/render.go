@@ -25,6 +25,11 @@ type RenderOptions struct {
 	// Notes are extra lines printed under step i (e.g. what the Go kernel
 	// read during a host call).
 	Notes map[int][]string
+	// Names name data addresses no symbol covers well, by address: the
+	// CALL_OPS literal in front of each traced function ("add-0x10 (ops
+	// literal)"), which Describe would give as an offset from whatever
+	// symbol precedes it.
+	Names map[uint64]string
 }
 
 // Frame is a structure handed to C: ftrace_regs / pt_regs or
@@ -244,6 +249,8 @@ func (r *Recorder) where(addr, sp uint64, o RenderOptions, f Frame) string {
 	var s string
 	if d := int64(addr - sp); d > -1<<16 && d < 1<<16 {
 		s = fmt.Sprintf("[sp%+#x]", d)
+	} else if n, ok := o.Names[addr]; ok {
+		s = "[" + n + "]"
 	} else {
 		s = "[" + o.Image.Describe(addr) + "]"
 	}

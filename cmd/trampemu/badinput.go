@@ -140,7 +140,7 @@ func checkProgress(a *regs.Arch, tramps []harness.Tramp, workloads, calls int) f
 func fileTramp(file string, role trampolines.Role, o harness.FileOptions) harness.Tramp {
 	text, _ := os.ReadFile(file)
 	return harness.Tramp{Name: filepath.Base(file), Role: role,
-		Source:      asm.Source{Name: file, Text: text, Unit: string(role)},
+		Source:      asm.Source{Name: file, Text: text, Unit: string(role), Dir: filepath.Dir(file)},
 		IncludeDirs: append([]string{filepath.Dir(file)}, o.IncludeDirs...)}
 }
 

@@ -33,7 +33,23 @@ func cmdVersion(args []string, w io.Writer) error {
 }
 
 func archFlag(fs *flag.FlagSet, def string) *string {
-	return fs.String("arch", def, "architecture: x86_64 or s390x")
+	if def == "all" {
+		return fs.String("arch", def, "architecture: "+archNames(", ")+" or all (every one)")
+	}
+	return fs.String("arch", def, "architecture: "+archNames(" or "))
+}
+
+// archNames lists regs.Arches by name, the last one after last: "x86_64,
+// s390x or arm64".
+func archNames(last string) string {
+	names := make([]string, len(regs.Arches))
+	for i, a := range regs.Arches {
+		names[i] = a.Name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
 }
 
 func archOf(name string) (*regs.Arch, error) {
@@ -86,7 +102,7 @@ func cmdAsm(args []string, w io.Writer) error {
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		src = asm.Source{Name: fs.Arg(0), Text: text}
+		src = asm.Source{Name: fs.Arg(0), Text: text, Dir: filepath.Dir(fs.Arg(0))}
 		dirs = []string{filepath.Dir(fs.Arg(0))}
 		// A kernel file is built as check builds it: its model's CONFIG
 		// options (or --config), then -D / -U; a file that fits no model

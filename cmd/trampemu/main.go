@@ -25,7 +25,7 @@ var commands = []struct {
 	name, summary string
 	run           func(args []string, stdout io.Writer) error
 }{
-	{"report", "check and cost every variant on both architectures (the main job)", cmdReport},
+	{"report", "check and cost every variant on every architecture (" + archNames(", ") + "; the main job)", cmdReport},
 	{"check", "check trampoline variants (or your .S file) and show findings and costs", cmdCheck},
 	{"scenario", "list or run the fgraph/fprobe scenarios", cmdScenario},
 	{"mutate", "mutate trampolines and check that the checks kill every mutant", cmdMutate},

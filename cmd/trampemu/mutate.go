@@ -19,7 +19,7 @@ import (
 
 func cmdMutate(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	arch := fs.String("arch", "", "architecture: x86_64, s390x, or all (every variant of both)")
+	arch := fs.String("arch", "", "architecture: "+archNames(", ")+" or all (every variant of every arch)")
 	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
 	calls := fs.Int("calls", 8, "calls per workload of each mutant's check (1 to 100000)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -33,11 +33,11 @@ func cmdMutate(args []string, w io.Writer) error {
 		return err
 	}
 	if *arch == "all" && (len(pick.variants) > 0 || *pick.file != "") {
-		return usagef("--arch all mutates every variant of both arches: --variant and --file need one --arch")
+		return usagef("--arch all mutates every variant of every arch: --variant and --file need one --arch")
 	}
 	as, err := arches(*arch)
 	if *arch == "" {
-		as, err = nil, usagef("give --arch x86_64, s390x or all")
+		as, err = nil, usagef("give --arch %s or all", archNames(", "))
 	}
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 // cmdNative times x86-64 pairings on the host CPU (package native).
 func cmdNative(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("native", flag.ContinueOnError)
-	arch := archFlag(fs, "x86_64")
+	arch := fs.String("arch", native.Arch.Name, "architecture: "+native.Arch.Name+" only (the host CPU's; the others are emulated only)")
 	pick := addPickFlags(fs, "variant to time in its intended pairing (repeatable; default: every x86-64 variant)", true)
 	var compares multi
 	fs.Var(&compares, "compare", "A,B: report B minus A per mode with its 95% interval and p (repeatable); A and B are variant names (their intended pairing) or ENTRY+EXIT; an A/A control is added")
@@ -113,6 +113,7 @@ func cmdNative(args []string, w io.Writer) error {
 		return native.WriteBench(w, st)
 	}
 	fmt.Fprintln(w, "Host CPU time per call of add(1, 2); the kernel functions are minimal assembly stand-ins (trampolines/native/x86_64.S).")
+	fmt.Fprintln(w, nativeOnly())
 	if err := native.WriteInfo(w, st); err != nil {
 		return err
 	}
@@ -171,9 +172,24 @@ func nativeSectionWith(rep *fullReport, cfg native.Config, effects []native.Effe
 	return nil
 }
 
+// nativeOnly says which arch the native timing covers and why: the host
+// CPU runs only its own code; the others of regs.Arches are emulated only.
+func nativeOnly() string {
+	var others []string
+	for _, a := range regs.Arches {
+		if !native.Covers(a) {
+			others = append(others, a.Name)
+		}
+	}
+	return fmt.Sprintf("Native timing is %s only because the host CPU is %s: %s are emulated only.",
+		native.Arch.Name, native.Arch.Name, strings.Join(others, " and "))
+}
+
 // writeNativeSection renders the report's native section.
 func writeNativeSection(w io.Writer, rep fullReport) error {
 	fmt.Fprintln(w, "## x86-64 on the host CPU")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, nativeOnly())
 	fmt.Fprintln(w)
 	if rep.NativeNote != "" {
 		fmt.Fprintf(w, "Not run: %s.\n", rep.NativeNote)

@@ -9,6 +9,7 @@ import (
 
 	"trampemu/asm"
 	"trampemu/check"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/report"
@@ -75,8 +76,12 @@ func cmdTrace(args []string, w io.Writer) error {
 	var im *asm.Image
 	obs := &observed{}
 	glog := newGraphLog()
+	names := map[uint64]string{}
 	cfg.Started = func(h *harness.Harness) error {
 		im = h.Image
+		for addr, n := range opsLiteralNames(h) {
+			names[addr] = n
+		}
 		if *format == formatFunctionGraph {
 			watchGraph(glog, h) // no step-by-step recorder: it costs a Go call per instruction
 			return nil
@@ -116,7 +121,7 @@ func cmdTrace(args []string, w io.Writer) error {
 	}
 	notes, frames := obs.match(rec)
 	markUnrecoverable(rec, notes, u.UnrecoverablePCs)
-	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes}
+	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes, Names: names}
 	if *asJSON {
 		err = report.WriteJSON(w, traceJSON{Result: r, Steps: rec.JSON(opt), Dropped: rec.Dropped})
 	} else {
@@ -129,6 +134,24 @@ func cmdTrace(args []string, w io.Writer) error {
 		return errFindings
 	}
 	return nil
+}
+
+// opsLiteralNames names the CALL_OPS literal of each traced function, where
+// the arch has one (ftrace.ArchOps.CallOpsLiteral, arm64 v6.3+), by its
+// offset from the function: "add-0x10 (ops literal)".
+func opsLiteralNames(h *harness.Harness) map[uint64]string {
+	lit := ftrace.MustOps(h.Arch).CallOpsLiteral
+	if lit == nil {
+		return nil
+	}
+	out := map[uint64]string{}
+	for _, s := range h.Sites {
+		addr := lit(s.Addr)
+		if fn, ok := h.Image.Symbol(s.Func); ok && fn >= addr {
+			out[addr] = fmt.Sprintf("%s-%#x (ops literal)", s.Func, fn-addr)
+		}
+	}
+	return out
 }
 
 // markUnrecoverable notes, under every traced instruction at which the

@@ -6,7 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"trampemu/regs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden trace files")
@@ -131,5 +134,32 @@ func TestTraceRunaway(t *testing.T) {
 				{[]string{"trace", "--arch", arch, "--file", p, "--role", "exit", "--limit", "20000"}, 1, "control: instruction limit", ""},
 			})
 		})
+	}
+}
+
+// TestTraceNamesOpsLiteral: the CALL_OPS literal ftrace_caller loads is
+// named as the traced function's ops literal, not as an offset from
+// whatever symbol precedes it; arches without one never print the name.
+func TestTraceNamesOpsLiteral(t *testing.T) {
+	want := map[string]string{"x86_64": "", "s390x": "", "arm64": "load [add-0x8 (ops literal)] = 0x"}
+	for _, a := range regs.Arches {
+		w, ok := want[a.Name]
+		if !ok {
+			t.Fatalf("no expectation for %s", a.Name)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"trace", "--arch", a.Name, "--variant", "ftrace_caller", "--workload", "add"}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", a.Name, code, errb.String())
+		}
+		s := out.String()
+		if w != "" && !strings.Contains(s, w) {
+			t.Errorf("%s: trace lacks %q:\n%s", a.Name, w, s)
+		}
+		if w == "" && strings.Contains(s, "ops literal") {
+			t.Errorf("%s: trace names an ops literal the arch does not have:\n%s", a.Name, s)
+		}
+		if strings.Contains(s, "trampemu_direct+") {
+			t.Errorf("%s: trace names a data address by the runtime's trampemu_direct:\n%s", a.Name, s)
+		}
 	}
 }

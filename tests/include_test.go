@@ -1,0 +1,78 @@
+package tests
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// ownHeaderCases are, per arch, a registry entry file that includes a
+// header of its folder and one store of that header to delete from a copy.
+var ownHeaderCases = map[string]struct{ file, header, store string }{
+	"x86_64": {"x86_64/ftrace_caller.S", "mcount_regs.h", "movq\t%r9, R9(%rsp)"},
+	"s390x":  {"s390x/ftrace_caller.S", "ftrace_regs_entry.h", "stg\t%r15,(__SF_GPRS+9*8)(%r15)"},
+	"arm64":  {"arm64/ftrace_regs_v5.10.S", "pt_regs_entry.h", "stp\tx29, x30, [sp, #S_STACKFRAME]"},
+}
+
+// TestOwnHeaderWins: a user's file includes the header next to it, not
+// the registry header of the same name that its registry partner (the
+// model's return_to_handler) brings along, as cpp's #include "name"
+// searches the including file's folder first. A copy of a registry file
+// with one store deleted from its copied header stores one word less per
+// traced call than the unchanged copy; every arch.
+func TestOwnHeaderWins(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			c, ok := ownHeaderCases[a.Name]
+			if !ok {
+				t.Fatalf("no registry file with a header for %s in the test's table", a.Name)
+			}
+			stores := func(edit bool) float64 {
+				dir := t.TempDir()
+				for _, f := range []string{c.file, path.Join(path.Dir(c.file), c.header)} {
+					b, err := fs.ReadFile(trampolines.Files, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if edit && path.Base(f) == c.header {
+						if !strings.Contains(string(b), c.store+"\n") {
+							t.Fatalf("%s has no line %q", f, c.store)
+						}
+						b = []byte(strings.Replace(string(b), c.store+"\n", "", 1))
+					}
+					if err := os.WriteFile(filepath.Join(dir, path.Base(f)), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				f, err := harness.LoadFile(a, filepath.Join(dir, path.Base(c.file)), harness.FileOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tr := range f.Tramps {
+					if tr.Trampoline() != "ftrace_caller" {
+						continue
+					}
+					rs, err := check.Run(check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return rs[0].Metrics.Stores
+				}
+				t.Fatalf("%s defines no ftrace_caller", c.file)
+				return 0
+			}
+			orig, edited := stores(false), stores(true)
+			if edited != orig-1 {
+				t.Errorf("stores per traced call: %v with the edited header, %v with the original; want one fewer (the file's own header)", edited, orig)
+			}
+		})
+	}
+}
