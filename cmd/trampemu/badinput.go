@@ -65,13 +65,19 @@ func explainFile(a *regs.Arch, t harness.Tramp, err error) error {
 	if own != nil {
 		var ae *asm.Error
 		if errors.As(own, &ae) && strings.HasPrefix(ae.Stage, "assemble") {
+			// Every other arch whose assembler takes the file: short
+			// texts (a "b label") can assemble for more than one.
+			var fits, flags []string
 			for _, b := range regs.Arches {
 				if b == a {
 					continue
 				}
 				if _, e := alone(b); e == nil {
-					return usagef("%s holds %s instructions, not %s: use --arch %s (%s)", t.Source.Name, b.Name, a.Name, b.Name, firstLine(msg))
+					fits, flags = append(fits, b.Name), append(flags, "--arch "+b.Name)
 				}
+			}
+			if len(fits) > 0 {
+				return usagef("%s holds %s instructions, not %s: use %s (%s)", t.Source.Name, strings.Join(fits, " or "), a.Name, strings.Join(flags, " or "), firstLine(msg))
 			}
 		}
 		return usageError{msg}
