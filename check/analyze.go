@@ -224,11 +224,7 @@ func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 
 	if mod.SetRet {
 		return []uint64{mod.Ret}
 	}
-	sem, err := harness.WorkloadSemantics(z.a, c.Workload)
-	if err != nil || sem.ReplacementWant == nil {
-		return nil
-	}
-	return sem.ReplacementWant(c.Args)
+	return c.ReplacementWant
 }
 
 // runStop turns a run that did not finish into a finding.

@@ -36,6 +36,9 @@ type harnessArch struct {
 	// callRegs, when set, adjusts the registers the driver sets for a call
 	// (arm64: x29 = the driver's frame record, so frame records chain).
 	callRegs func(h *Harness, in *regs.RegFile)
+	// driverRecord, when set, is the address of the driver's frame record
+	// (RunFacts.DriverRecord).
+	driverRecord func(h *Harness) uint64
 	// entryRet is the address an entry trampoline returns to in the traced
 	// function (ip + MCOUNT_INSN_SIZE), from the registers and the stack
 	// above sp at its entry.

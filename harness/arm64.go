@@ -45,6 +45,7 @@ func init() {
 			h.M.WriteWord(r+8, 0)
 		},
 		callRegs: func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
+		driverRecord: arm64DriverRecord,
 		// mov x9, x30; bl ftrace_caller: x30 = the bl + 4.
 		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.Link] },
 		// The entry reloads x30 from ftrace_regs.lr (FREGS_LR) / pt_regs
@@ -56,10 +57,6 @@ func init() {
 // arm64DriverRecord is the address of the driver's frame record: above the
 // two stack-argument words the checked driver stores at its sp.
 func arm64DriverRecord(h *Harness) uint64 { return h.driverSP + 16 }
-
-// ARM64DriverRecord is the frame record the driver's x29 points to (the
-// end of every frame-record chain), for a driver sp.
-func ARM64DriverRecord(driverSP uint64) uint64 { return driverSP + 16 }
 
 // arm64Caller: x9 at entry (the call site's mov x9, x30), filed under the
 // call site's frame pointer (the graph entry's retp).

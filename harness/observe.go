@@ -59,6 +59,10 @@ type RunFacts struct {
 	// functions' caller's caller: a frame chain at a host call must reach
 	// it.
 	DriverSP uint64
+	// DriverRecord is the frame record the driver's frame-pointer
+	// register points to (arm64: the end of every frame-record chain), 0
+	// on an arch without one.
+	DriverRecord uint64
 	// GraphActive says a graph user was registered when the run began
 	// (the entry variant's graph path is on).
 	GraphActive bool
