@@ -44,7 +44,7 @@ func init() {
 			h.M.WriteWord(r, 0)
 			h.M.WriteWord(r+8, 0)
 		},
-		callRegs: func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
+		callRegs:     func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
 		driverRecord: arm64DriverRecord,
 		// mov x9, x30; bl ftrace_caller: x30 = the bl + 4.
 		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.Link] },
