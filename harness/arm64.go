@@ -95,23 +95,24 @@ func arm64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []ui
 // ...}; fp1 is the word at fp0); the walk stops after a record outside the
 // stack, one that does not go up, or the final one (next fp 0), whose
 // address ends the list with lr 0.
-func arm64FrameRecords(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
+func arm64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
 	a := h.Arch
 	fp := r[a.FP]
 	for i := 0; i < 1024; i++ {
 		b := h.M.Mem(fp, 16)
 		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(fp) {
-			return append(out, fp, 0)
+			return append(out, fp, 0), loads
 		}
 		next, lr := a.Word(b), a.Word(b[8:])
 		out = append(out, fp, lr)
+		loads = append(loads, Access{Addr: fp, Size: 16, Load: true})
 		if next == 0 || next <= fp {
 			if next != 0 {
 				out = append(out, next, 0)
 			}
-			return out
+			return out, loads
 		}
 		fp = next
 	}
-	return out
+	return out, loads
 }
