@@ -153,7 +153,7 @@ type HostCall struct {
 	// ChainLoads are the words the frame-chain walk (Backchain) read, as
 	// the kernel's unwinder reads them: a slot it reads is not unused.
 	ChainLoads []Access
-	Return    uint64 // what the Go function returned (when it returns a value)
+	Return     uint64 // what the Go function returned (when it returns a value)
 	// GraphFunc (prepare_ftrace_return) is the traced function the call
 	// handed the graph tracer, decoded in the entry era's ABI; it must be
 	// the traced call site (the ip the callbacks get). HasGraphFunc says
