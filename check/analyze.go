@@ -224,11 +224,7 @@ func (z *analyzer) redirectedWant(c *harness.Call, mod *harness.IPMod) []uint64 
 	if mod.SetRet {
 		return []uint64{mod.Ret}
 	}
-	sem, err := harness.WorkloadSemantics(z.a, c.Workload)
-	if err != nil || sem.ReplacementWant == nil {
-		return nil
-	}
-	return sem.ReplacementWant(c.Args)
+	return c.ReplacementWant
 }
 
 // runStop turns a run that did not finish into a finding.
@@ -667,7 +663,7 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 				fmt.Sprintf("%s, want %s", z.valueText(inv, st.Value), z.valueText(inv, want)))
 		}
 		addr := hc.Base + uint64(sl.Off)
-		if !inv.Probed || read(sl.Name) || loadedBy(inv.Accesses, addr, sl.Size) {
+		if !inv.Probed || read(sl.Name) || loadedBy(inv.Accesses, addr, sl.Size) || chainLoaded(inv, addr, sl.Size) {
 			continue // unprobed: the trampoline's own loads are unknown
 		}
 		z.col.add(UnusedStore, sl.Name, "", fmt.Sprintf("%s is written and never read", sl.Name), "")
@@ -681,6 +677,18 @@ func (z *analyzer) valueText(inv *harness.Invocation, v uint64) string {
 		return fmt.Sprintf("entry sp %+d", d)
 	}
 	return z.where(v)
+}
+
+// chainLoaded reports whether the unwinder's walk of the frame chain at
+// any host call of inv read the bytes (a frame record or back chain stored
+// in a slot is read by whoever unwinds through it).
+func chainLoaded(inv *harness.Invocation, addr uint64, size int) bool {
+	for i := range inv.Calls {
+		if loadedBy(inv.Calls[i].ChainLoads, addr, size) {
+			return true
+		}
+	}
+	return false
 }
 
 func loadedBy(acc []harness.Access, addr uint64, size int) bool {

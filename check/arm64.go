@@ -118,7 +118,7 @@ func arm64Convention(a *regs.Arch) convention {
 // driver's record; for an exit, the caller's record and the driver's.
 func arm64FrameRecords(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCall) (summary, example string) {
 	rec := hc.Backchain
-	caller, driver := inv.Before[a.FP], harness.ARM64DriverRecord(inv.DriverSP)
+	caller, driver := inv.Before[a.FP], inv.DriverRecord
 	var missing string
 	step := 0 // entry: 0 want the traced function, 1 its parent, 2 the caller's record
 	if inv.Role == trampolines.Exit {

@@ -20,7 +20,8 @@ func init() {
 		inv.Before[0] = uint64(0xc0)<<56 | 0x1234_5678 // x0 is an argument here
 		inv.Before[a.Link], inv.Before[x9] = ret, parent
 		sp := inv.Before[a.SP]
-		driverRec := harness.ARM64DriverRecord(inv.DriverSP)
+		driverRec := inv.DriverSP + 16
+		inv.DriverRecord = driverRec
 		callerRec := sp + 0x40
 		inv.Before[a.FP] = callerRec
 		inv.After = inv.Before

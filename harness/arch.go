@@ -27,8 +27,9 @@ type harnessArch struct {
 	calleeSavedSum uint64
 	// chain, when set, walks the frame chain from the registers r at a
 	// host call into out (s390x back chains from r15; arm64 frame records
-	// from x29).
-	chain func(h *Harness, out []uint64, r *regs.RegFile) []uint64
+	// from x29), and appends the words the walk read to loads (the
+	// unwinder's reads: HostCall.ChainLoads).
+	chain func(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access)
 	// driverFrame, when set, prepares the driver's frame before a run
 	// (s390x: it ends the back chain; arm64: the frame record the driver's
 	// x29 points to).
@@ -36,6 +37,9 @@ type harnessArch struct {
 	// callRegs, when set, adjusts the registers the driver sets for a call
 	// (arm64: x29 = the driver's frame record, so frame records chain).
 	callRegs func(h *Harness, in *regs.RegFile)
+	// driverRecord, when set, is the address of the driver's frame record
+	// (RunFacts.DriverRecord).
+	driverRecord func(h *Harness) uint64
 	// entryRet is the address an entry trampoline returns to in the traced
 	// function (ip + MCOUNT_INSN_SIZE), from the registers and the stack
 	// above sp at its entry.

@@ -44,7 +44,8 @@ func init() {
 			h.M.WriteWord(r, 0)
 			h.M.WriteWord(r+8, 0)
 		},
-		callRegs: func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
+		callRegs:     func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
+		driverRecord: arm64DriverRecord,
 		// mov x9, x30; bl ftrace_caller: x30 = the bl + 4.
 		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.Link] },
 		// The entry reloads x30 from ftrace_regs.lr (FREGS_LR) / pt_regs
@@ -56,10 +57,6 @@ func init() {
 // arm64DriverRecord is the address of the driver's frame record: above the
 // two stack-argument words the checked driver stores at its sp.
 func arm64DriverRecord(h *Harness) uint64 { return h.driverSP + 16 }
-
-// ARM64DriverRecord is the frame record the driver's x29 points to (the
-// end of every frame-record chain), for a driver sp.
-func ARM64DriverRecord(driverSP uint64) uint64 { return driverSP + 16 }
 
 // arm64Caller: x9 at entry (the call site's mov x9, x30), filed under the
 // call site's frame pointer (the graph entry's retp).
@@ -98,23 +95,24 @@ func arm64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []ui
 // ...}; fp1 is the word at fp0); the walk stops after a record outside the
 // stack, one that does not go up, or the final one (next fp 0), whose
 // address ends the list with lr 0.
-func arm64FrameRecords(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
+func arm64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
 	a := h.Arch
 	fp := r[a.FP]
 	for i := 0; i < 1024; i++ {
 		b := h.M.Mem(fp, 16)
 		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(fp) {
-			return append(out, fp, 0)
+			return append(out, fp, 0), loads
 		}
 		next, lr := a.Word(b), a.Word(b[8:])
 		out = append(out, fp, lr)
+		loads = append(loads, Access{Addr: fp, Size: 16, Load: true})
 		if next == 0 || next <= fp {
 			if next != 0 {
 				out = append(out, next, 0)
 			}
-			return out
+			return out, loads
 		}
 		fp = next
 	}
-	return out
+	return out, loads
 }

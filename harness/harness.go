@@ -181,6 +181,9 @@ func (h *Harness) init() error {
 	h.K = k
 	k.EntryFrame = h.Setup.Entry.FrameLayout(a)
 	h.facts = RunFacts{Ops: k.FunctionTraceOp, DriverSP: h.driverSP, PoisonXor: emu.PoisonXor}
+	if h.hooks.driverRecord != nil {
+		h.facts.DriverRecord = h.hooks.driverRecord(h)
+	}
 	for i := range h.facts.Clobbered {
 		h.facts.Clobbered[i] = emu.ClobberValue(i)
 	}

@@ -59,6 +59,10 @@ type RunFacts struct {
 	// functions' caller's caller: a frame chain at a host call must reach
 	// it.
 	DriverSP uint64
+	// DriverRecord is the frame record the driver's frame-pointer
+	// register points to (arm64: the end of every frame-record chain), 0
+	// on an arch without one.
+	DriverRecord uint64
 	// GraphActive says a graph user was registered when the run began
 	// (the entry variant's graph path is on).
 	GraphActive bool
@@ -146,7 +150,10 @@ type HostCall struct {
 	// at 152), up to a zero, a word that does not point up the stack, or
 	// 1024 frames.
 	Backchain []uint64
-	Return    uint64 // what the Go function returned (when it returns a value)
+	// ChainLoads are the words the frame-chain walk (Backchain) read, as
+	// the kernel's unwinder reads them: a slot it reads is not unused.
+	ChainLoads []Access
+	Return     uint64 // what the Go function returned (when it returns a value)
 	// GraphFunc (prepare_ftrace_return) is the traced function the call
 	// handed the graph tracer, decoded in the entry era's ABI; it must be
 	// the traced call site (the ip the callbacks get). HasGraphFunc says
@@ -391,9 +398,10 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 	// Reuse the frame and chain buffers of a recycled invocation.
 	var raw []byte
 	var chain []uint64
+	var loads []Access
 	if n := len(inv.Calls); n < cap(inv.Calls) {
 		old := inv.Calls[:n+1][n]
-		raw, chain = old.Raw[:0], old.Backchain[:0]
+		raw, chain, loads = old.Raw[:0], old.Backchain[:0], old.ChainLoads[:0]
 	}
 	hc := HostCall{Name: name, Regs: m.Regs(), Raw: raw,
 		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi}
@@ -405,7 +413,7 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		}
 	}
 	if h.hooks.chain != nil {
-		hc.Backchain = h.hooks.chain(h, chain, &hc.Regs)
+		hc.Backchain, hc.ChainLoads = h.hooks.chain(h, chain, loads, &hc.Regs)
 	}
 	inv.Calls = append(inv.Calls, hc)
 	return &inv.Calls[len(inv.Calls)-1]

@@ -21,6 +21,10 @@ type Call struct {
 	// the return buffer when InMemory); Want what the workload must return.
 	Results, Want []uint64
 	InMemory      bool
+	// ReplacementWant is what the call must return once a live patch
+	// redirected it to the replacement (Semantics.ReplacementWant), nil
+	// when the workload has none.
+	ReplacementWant []uint64
 	// Invocations are the trampoline runs during the call (checks on).
 	Invocations []*Invocation
 }
@@ -55,6 +59,9 @@ func (h *Harness) NewCall(workload string, r *rand.Rand) (*Call, error) {
 		c.InMemory = true // Args[0]: the buffer of the call's driver record
 	}
 	c.Want = sem.Want(c.Args)
+	if sem.ReplacementWant != nil {
+		c.ReplacementWant = sem.ReplacementWant(c.Args)
+	}
 	return c, nil
 }
 

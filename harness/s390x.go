@@ -79,7 +79,7 @@ func s390Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uin
 
 // s390Backchain walks s390x back chains from r15: each frame's word at
 // __SF_BACKCHAIN (152) points to the caller's frame.
-func s390Backchain(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
+func s390Backchain(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
 	sp := r[h.Arch.SP]
 	out = append(out, sp)
 	for i := 0; i < 1024; i++ {
@@ -89,10 +89,11 @@ func s390Backchain(h *Harness, out []uint64, r *regs.RegFile) []uint64 {
 		}
 		next := h.Arch.Word(b)
 		out = append(out, next)
+		loads = append(loads, Access{Addr: sp + regs.S390SFBackchain, Size: 8, Load: true})
 		if next == 0 || next <= sp || !h.Arch.Memory.Stack.Contains(next) {
 			break
 		}
 		sp = next
 	}
-	return out
+	return out, loads
 }

@@ -8,6 +8,7 @@ import (
 
 	"trampemu/ftrace"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // UserSet is the set of kernel users registered while the trampolines run:
@@ -94,6 +95,17 @@ func FindUserSet(name string) (UserSet, error) {
 	return UserSet{}, fmt.Errorf("unknown scenario %q: valid are %s", name, strings.Join(names, ", "))
 }
 
+// NotApplicable names, for a trampoline checked under the user set, the
+// users that cannot exist in its era and so did not run: a note, not a
+// finding (the direct user on an entry without direct calls, see
+// Tramp.DirectCalls).
+func (s UserSet) NotApplicable(t Tramp) []string {
+	if t.Role != trampolines.Entry || !s.Direct || t.DirectCalls() {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name)}
+}
+
 // read performs one named accessor read on f.
 func read(f *regs.Frame, what string) {
 	switch what {
@@ -138,6 +150,11 @@ func (h *Harness) regsUserSlots() []string {
 // before Enable.
 func (h *Harness) Install(s UserSet) error {
 	k := h.K
+	if s.Direct && !h.Setup.Entry.DirectCalls() {
+		// No direct calls in the entry's era: the kprobe-style user runs
+		// without asking for one (NotApplicable says so).
+		s.Direct = false
+	}
 	if s.Function {
 		if err := k.Ftrace.Register(&ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {
 			h.FunctionHits++

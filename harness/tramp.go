@@ -73,6 +73,22 @@ func (t Tramp) PtRegs() bool {
 	return t.Model != nil && t.Model.Model.PtRegs
 }
 
+// DirectCalls reports whether the entry trampoline's era has
+// DYNAMIC_FTRACE_WITH_DIRECT_CALLS, so a user can send a traced call
+// through a direct trampoline (register_ftrace_direct): a registry
+// variant's flag (trampolines.Variant.NoDirectCalls), or the option in its
+// kernel model's distribution config (arch/arm64/Kconfig selects
+// HAVE_DYNAMIC_FTRACE_WITH_DIRECT_CALLS from v6.4, 2aa6ac03516d).
+func (t Tramp) DirectCalls() bool {
+	if t.Variant != nil {
+		return !t.Variant.NoDirectCalls
+	}
+	if t.Model != nil && t.Model.Model != nil {
+		return t.Model.Model.Config["CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"] == "y"
+	}
+	return true
+}
+
 // FrameLayout is the structure the entry trampoline hands its callbacks:
 // the arch's pt_regs for a PtRegs entry, else its ftrace_regs (Frame).
 func (t Tramp) FrameLayout(a *regs.Arch) *regs.Layout {

@@ -116,6 +116,11 @@ var arm64Broken = []brokenCase{
 	{"arm64_entry_swaps_slots.S", []check.Kind{check.WrongValue}, nil},
 	{"arm64_entry_no_pc_writeback.S", []check.Kind{check.Control}, []string{"klp_target"}},
 	{"arm64_entry_misaligned.S", []check.Kind{check.Stack}, nil},
+	// no frame record before the call into C; x19 (callee-saved) used as
+	// scratch; a load below sp (no red zone)
+	{"arm64_entry_no_frame_record.S", []check.Kind{check.Backchain}, nil},
+	{"arm64_entry_clobbers_x19.S", []check.Kind{check.Clobber}, nil},
+	{"arm64_entry_below_sp.S", []check.Kind{check.Stack}, nil},
 	{"arm64_entry_ok.S", nil, nil},
 	{"arm64_rth_ok.S", nil, nil},
 	// correct but unusual: pre/post-indexed frame, reverse restore, br x16

@@ -87,6 +87,12 @@ type Variant struct {
 	// DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1 (include/linux/ftrace.h v5.11-v6.1:
 	// without WITH_ARGS, struct ftrace_regs wraps a pt_regs).
 	PtRegs bool
+	// NoDirectCalls marks an entry variant of an era without
+	// DYNAMIC_FTRACE_WITH_DIRECT_CALLS (arm64 before v6.4, 2aa6ac03516d
+	// "arm64: ftrace: Add direct call support"): no user can send its
+	// calls through a direct trampoline, so the direct user set does not
+	// apply to it (even where its ftrace_regs already has the slot).
+	NoDirectCalls bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -218,22 +224,22 @@ var Variants = []Variant{
 		Pair: "rth-merged", Graph: GraphViaOps, NoFullRegs: true},
 	{Name: "ftrace_caller-v6.3", Arch: "arm64", Role: Entry, Model: "v6.3 (WITH_ARGS, CALL_OPS)",
 		File: "arm64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: arm64CallOps, Claims: arm64CallerSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v6.2", Arch: "arm64", Role: Entry, Model: "v6.2 (WITH_ARGS, the callback at ftrace_call)",
 		File: "arm64/ftrace_caller.S", Symbol: "ftrace_caller", Claims: arm64CallerSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaOps, NoFullRegs: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, partial pt_regs, ftrace_graph_func)",
 		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true, NoFullRegs: true, NoIPModify: true},
+		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_regs_caller-v6.1", Arch: "arm64", Role: Entry, Model: "v6.0-v6.1 (WITH_REGS, full pt_regs, ftrace_graph_func)",
 		File: "arm64/ftrace_regs_v6.1.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaOps, PtRegs: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, partial pt_regs, ftrace_graph_caller)",
 		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_caller", Claims: arm64PtSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoFullRegs: true, NoIPModify: true},
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_regs_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, full pt_regs, ftrace_graph_caller)",
 		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true},
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoDirectCalls: true},
 
 	// ---- arm64 exit ----
 	{Name: "rth-legacy", Arch: "arm64", Role: Exit, Model: "<= v6.4 (x0 = x29)", File: "arm64/rth_legacy.S",

@@ -313,6 +313,7 @@ func cmdCheck(args []string, w io.Writer) error {
 					return nil, nil, err
 				}
 				all = append(all, rs...)
+				pick.notes = append(pick.notes, sc.NotApplicable(t)...)
 			}
 			used = append(used, tramps...)
 		}

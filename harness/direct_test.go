@@ -1,0 +1,37 @@
+package harness
+
+import (
+	"testing"
+
+	"trampemu/kernel"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// TestDirectCallsData: whether an entry can take a direct trampoline is
+// data: the registry variant's flag, the kernel model's config. arm64 got
+// direct calls in v6.4 (2aa6ac03516d); every x86-64 and s390x registry
+// entry has them.
+func TestDirectCallsData(t *testing.T) {
+	noDirect := map[string]bool{"ftrace_caller-v6.3": true, "ftrace_caller-v6.2": true, "ftrace_caller-v6.1": true,
+		"ftrace_regs_caller-v6.1": true, "ftrace_caller-v5.10": true, "ftrace_regs_caller-v5.10": true}
+	direct, _ := FindUserSet("direct")
+	for _, a := range regs.Arches {
+		for _, v := range VariantsOf(a, trampolines.Entry) {
+			tr := Tramp{Name: v.Name, Role: v.Role, Variant: v}
+			want := !(a.Name == regs.ARM64.Name && noDirect[v.Name])
+			if got := tr.DirectCalls(); got != want {
+				t.Errorf("%s %s: DirectCalls %v, want %v", a.Name, v.Name, got, want)
+			}
+			if n := direct.NotApplicable(tr); (len(n) > 0) == want {
+				t.Errorf("%s %s: NotApplicable %q with DirectCalls %v", a.Name, v.Name, n, want)
+			}
+		}
+	}
+	for _, m := range kernel.ModelsOf(regs.ARM64.Name) {
+		tr := Tramp{Name: "file", Role: trampolines.Entry, Model: &kernel.Choice{Model: m}}
+		if got, want := tr.DirectCalls(), !m.From.Less(kernel.Version{Major: 6, Minor: 4}); got != want {
+			t.Errorf("arm64 model %s: DirectCalls %v, want %v", m.Name, got, want)
+		}
+	}
+}
