@@ -89,7 +89,8 @@ type Variant struct {
 	PtRegs bool
 	// NoDirectCalls marks an entry variant of an era without
 	// DYNAMIC_FTRACE_WITH_DIRECT_CALLS (arm64 before v6.4, 2aa6ac03516d
-	// "arm64: ftrace: Add direct call support"): no user can send its
+	// "arm64: ftrace: Add direct call support"; s390x v4.x, before the
+	// v5.5 register_ftrace_direct): no user can send its
 	// calls through a direct trampoline, so the direct user set does not
 	// apply to it (even where its ftrace_regs already has the slot).
 	NoDirectCalls bool
@@ -192,7 +193,9 @@ var Variants = []Variant{
 		Pair: "rth-retval", Graph: GraphViaCaller},
 	{Name: "ftrace_caller-v4", Arch: "s390x", Role: Entry, Model: "v4.x (ftrace_regs_caller aliased)",
 		File: "s390x/ftrace_caller_v4.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390V4Slots, Kernel: true,
-		Pair: "rth-legacy", Graph: GraphNone, NoFullRegs: true},
+		// No direct calls: register_ftrace_direct() first appeared in v5.5
+		// (kernel/trace/ftrace.c), after every v4.x kernel.
+		Pair: "rth-legacy", Graph: GraphNone, NoFullRegs: true, NoDirectCalls: true},
 
 	// ---- s390x exit ----
 	{Name: "rth-legacy", Arch: "s390x", Role: Exit, Model: "<= v6.4", File: "s390x/rth_legacy.S",
