@@ -50,18 +50,7 @@ func classify(pre []byte, mutable map[string]bool) map[string]fileLines {
 	macroFile := map[string]string{} // macro name -> file it is defined in
 	macroBody := map[string]bool{}   // macro has a non-empty body
 	inMacro := ""
-	file, line := "", 0
-	sc := bufio.NewScanner(bytes.NewReader(pre))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		l := sc.Text()
-		if m := markerRE.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			file, line = m[2], n
-			continue
-		}
-		cur := line
-		line++
+	eachSourceLine(pre, func(file string, cur int, l string) {
 		for _, s := range strings.Split(l, ";") {
 			s = strings.TrimSpace(s)
 			for {
@@ -84,7 +73,7 @@ func classify(pre []byte, mutable map[string]bool) map[string]fileLines {
 			}
 			stmts = append(stmts, stmt{file, cur, s})
 		}
-	}
+	})
 	out := map[string]fileLines{}
 	set := func(f string, n int, c lineClass) {
 		if !mutable[f] || n < 0 {
@@ -117,4 +106,22 @@ func classify(pre []byte, mutable map[string]bool) map[string]fileLines {
 		set(s.file, s.line, c)
 	}
 	return out
+}
+
+// eachSourceLine calls fn with every line of preprocessed text that is not
+// a linemarker, with the file and line number the markers give it.
+func eachSourceLine(pre []byte, fn func(file string, line int, text string)) {
+	file, line := "", 0
+	sc := bufio.NewScanner(bytes.NewReader(pre))
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		l := sc.Text()
+		if m := markerRE.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			file, line = m[2], n
+			continue
+		}
+		fn(file, line, l)
+		line++
+	}
 }

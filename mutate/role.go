@@ -1,9 +1,6 @@
 package mutate
 
 import (
-	"bufio"
-	"bytes"
-	"strconv"
 	"strings"
 
 	"trampemu/harness"
@@ -57,18 +54,8 @@ func keepRole(classes map[string]fileLines, pre []byte, t harness.Tramp) {
 		return ""
 	}
 	region, inMacro := "", ""
-	file, line := "", 0
-	sc := bufio.NewScanner(bytes.NewReader(pre))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		l := sc.Text()
-		if m := markerRE.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			file, line = m[2], n
-			continue
-		}
+	eachSourceLine(pre, func(file string, line int, l string) {
 		p := pos{file, line}
-		line++
 		for _, s := range strings.Split(l, ";") {
 			s = strings.TrimSpace(s)
 			for {
@@ -112,7 +99,7 @@ func keepRole(classes map[string]fileLines, pre []byte, t harness.Tramp) {
 				}
 			}
 		}
-	}
+	})
 	done := map[string]bool{}
 	for len(used) > 0 {
 		m := used[len(used)-1]
