@@ -39,6 +39,15 @@ type Source struct {
 	// a partner's header of the same name in Options.Headers. Empty for
 	// embedded files.
 	Dir string
+	// Headers are include files by name that only this source sees (a
+	// registry variant's headers of its folder): they win over
+	// Options.Headers of the same name, and no other source of the build
+	// sees them, so two sources may each have their own header of one
+	// name.
+	Headers map[string][]byte
+	// IncludeDirs are searched for this source only, after its Headers
+	// and before Options.IncludeDirs (a user file's folders).
+	IncludeDirs []string
 }
 
 // Options choose the target and the environment the sources see.
@@ -175,6 +184,10 @@ func buildKey(opt Options, srcs []Source) string {
 			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
 		}
 		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00", s.Globals, s.Locals, s.Dir)
+		hashHeaders(h, s.Headers)
+		for _, d := range s.IncludeDirs {
+			fmt.Fprintf(h, "p%s\x00", d)
+		}
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -209,10 +222,6 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	inc := filepath.Join(dir, "include")
-	if err := writeIncludes(inc, a, srcs, opt); err != nil {
-		return nil, err
-	}
 
 	var objs []string
 	units := []string{}
@@ -220,7 +229,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
 		obj := filepath.Join(dir, base+".o")
-		if err := assemble(asPath, cppPath, dir, inc, a, opt, s, base, obj); err != nil {
+		if err := assemble(asPath, cppPath, dir, a, opt, s, base, obj); err != nil {
 			return nil, err
 		}
 		if err := localize(a, obj, s); err != nil {
@@ -301,10 +310,12 @@ func localize(a *regs.Arch, obj string, s Source) error {
 // partner) are assembled once.
 var objCache sync.Map
 
-// objKey names everything an object depends on; "" (no caching) when the
-// source may include files from the user's folders, which can change.
+// objKey names everything an object depends on, the content of every
+// header the source sees (Options.Headers and its own Headers) included;
+// "" (no caching) when the source may include files from the user's
+// folders, which can change.
 func objKey(a *regs.Arch, opt Options, s Source) string {
-	if len(opt.IncludeDirs) > 0 || s.Dir != "" {
+	if len(opt.IncludeDirs) > 0 || len(s.IncludeDirs) > 0 || s.Dir != "" {
 		return ""
 	}
 	h := sha256.New()
@@ -316,26 +327,24 @@ func objKey(a *regs.Arch, opt Options, s Source) string {
 		}
 	}
 	hashHeaders(h, opt.Headers)
+	h.Write([]byte("\x00own"))
+	hashHeaders(h, s.Headers)
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // hashHeaders adds the headers a source may include, by name, to a cache
 // key.
 func hashHeaders(h io.Writer, headers map[string][]byte) {
-	names := make([]string, 0, len(headers))
-	for k := range headers {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range sortedHeaderNames(headers) {
 		fmt.Fprintf(h, "\x00H%s\x00%d\x00", k, len(headers[k]))
 		h.Write(headers[k])
 	}
 }
 
 // assemble preprocesses and assembles one source into obj, or copies the
-// object from objCache.
-func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Source, base, obj string) error {
+// object from objCache. Each source preprocessed gets an include folder
+// of its own (base-include in dir, see writeIncludes).
+func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, base, obj string) error {
 	key := objKey(a, opt, s)
 	if key != "" {
 		if b, ok := objCache.Load(key); ok {
@@ -344,6 +353,10 @@ func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Sou
 			}
 			return nil
 		}
+	}
+	inc := filepath.Join(dir, base+"-include")
+	if err := writeIncludes(inc, a, s, opt); err != nil {
+		return err
 	}
 	pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
 	if err != nil {
@@ -364,28 +377,28 @@ func assemble(asPath, cppPath, dir, inc string, a *regs.Arch, opt Options, s Sou
 	return nil
 }
 
-// writeIncludes creates the include directory: asm/asm-offsets.h from regs,
-// the prelude, and an empty file for every other header a source includes
-// (kernel headers whose macros the prelude already provides).
-func writeIncludes(inc string, a *regs.Arch, srcs []Source, opt Options) error {
+// writeIncludes creates the include directory of one source: asm/asm-offsets.h
+// from regs, the prelude, the headers it sees (Options.Headers, then its
+// own Headers, which win), and an empty file for every other header it or
+// those headers include (kernel headers whose macros the prelude already
+// provides).
+func writeIncludes(inc string, a *regs.Arch, s Source, opt Options) error {
 	files := map[string]string{
 		"asm/asm-offsets.h":  regs.AsmOffsetsHeader(a),
 		"trampemu-prelude.h": Prelude(a),
 	}
-	for name, text := range opt.Headers {
-		files[filepath.Clean(name)] = string(text)
+	texts := [][]byte{s.Text}
+	for _, hdrs := range []map[string][]byte{opt.Headers, s.Headers} {
+		for _, name := range sortedHeaderNames(hdrs) {
+			files[filepath.Clean(name)] = string(hdrs[name])
+			texts = append(texts, hdrs[name])
+		}
 	}
-	texts := [][]byte{}
-	for _, s := range srcs {
-		texts = append(texts, s.Text)
-	}
-	for _, t := range opt.Headers {
-		texts = append(texts, t)
-	}
+	dirs := append(append([]string{}, s.IncludeDirs...), opt.IncludeDirs...)
 	for _, t := range texts {
 		for _, m := range includeRE.FindAllSubmatch(t, -1) {
 			name := filepath.Clean(string(m[1]))
-			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") || inDirs(opt.IncludeDirs, name) {
+			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") || inDirs(dirs, name) {
 				continue // left for cpp to find or report
 			}
 			if _, ok := files[name]; !ok {
@@ -403,6 +416,15 @@ func writeIncludes(inc string, a *regs.Arch, srcs []Source, opt Options) error {
 		}
 	}
 	return nil
+}
+
+func sortedHeaderNames(m map[string][]byte) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -438,7 +460,7 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 		args = append(args, "-iquote", s.Dir)
 	}
 	args = append(args, "-I", inc)
-	for _, d := range opt.IncludeDirs {
+	for _, d := range append(append([]string{}, s.IncludeDirs...), opt.IncludeDirs...) {
 		args = append(args, "-I", d)
 	}
 	args = append(args, "-include", filepath.Join(inc, "trampemu-prelude.h"))

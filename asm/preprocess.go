@@ -10,9 +10,9 @@ import (
 )
 
 // Preprocess runs the C preprocessor on one source exactly as Build does
-// (the prelude, asm/asm-offsets.h, opt.Headers, opt.Defines and
+// (the prelude, asm/asm-offsets.h, opt.Headers, s.Headers, opt.Defines and
 // s.Defines) and returns its output, linemarkers included. Headers from
-// opt.Headers are named by their own name in the linemarkers ("#
+// opt.Headers and s.Headers are named by their own name in the linemarkers ("#
 // 12 \"mcount_regs.h\""), not by the temporary folder Build puts them in,
 // so a caller can map every output line back to the file and line it came
 // from. Errors are *Error (stage "preprocess NAME") or *ToolError.
@@ -30,7 +30,7 @@ func Preprocess(opt Options, s Source) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	inc := filepath.Join(dir, "include")
-	if err := writeIncludes(inc, opt.Arch, []Source{s}, opt); err != nil {
+	if err := writeIncludes(inc, opt.Arch, s, opt); err != nil {
 		return nil, err
 	}
 	out, err := preprocess(cppPath, dir, inc, opt.Arch, opt, s, "src0")

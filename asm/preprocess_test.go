@@ -105,3 +105,36 @@ func TestOwnFolderFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceHeadersScoped: each source sees its own Source.Headers over
+// Options.Headers of the same name, and no other source's: two sources
+// that include "hdr.h" each get their own, a third gets the shared one;
+// a rebuild with one source's header changed is not served the old
+// object (the header's content is part of its cache key); every arch.
+func TestSourceHeadersScoped(t *testing.T) {
+	text := []byte("#include \"hdr.h\"\n#define SYM(x) HDR_NAME(x)\n\t.text\n\t.globl SYM(SRC)\nSYM(SRC):\n\tnop\n")
+	hdr := func(prefix string) map[string][]byte {
+		return map[string][]byte{"hdr.h": []byte("#define HDR_NAME(x) " + prefix + "_##x\n")}
+	}
+	for _, a := range regs.Arches {
+		opt := asm.Options{Arch: a, Headers: hdr("shared")}
+		build := func(firstPrefix string) *asm.Image {
+			first := asm.Source{Name: "first.S", Text: text, Headers: hdr(firstPrefix), Defines: map[string]string{"SRC": "first"}}
+			second := asm.Source{Name: "second.S", Text: text, Headers: hdr("two"), Defines: map[string]string{"SRC": "second"}}
+			third := asm.Source{Name: "third.S", Text: text, Defines: map[string]string{"SRC": "third"}}
+			im, err := asm.Build(opt, first, second, third)
+			if err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+			return im
+		}
+		for _, prefix := range []string{"one", "uno"} {
+			im := build(prefix)
+			for _, sym := range []string{prefix + "_first", "two_second", "shared_third"} {
+				if _, ok := im.Symbol(sym); !ok {
+					t.Errorf("%s: no symbol %s: each source must get its own hdr.h (the shared one without its own)", a.Name, sym)
+				}
+			}
+		}
+	}
+}

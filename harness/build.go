@@ -84,15 +84,12 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdrs := map[string][]byte{}
-	for _, t := range []Tramp{s.Entry, s.Exit} {
-		for k, v := range t.Headers {
-			hdrs[k] = v
-		}
-	}
-	opt := asm.Options{Arch: a, HostFuncs: HostFuncs, Headers: hdrs,
-		IncludeDirs: append(append([]string{}, s.Entry.IncludeDirs...), s.Exit.IncludeDirs...)}
-	entry, exit := s.Entry.Source, s.Exit.Source
+	opt := asm.Options{Arch: a, HostFuncs: HostFuncs}
+	// Each trampoline is preprocessed with its own headers and folders
+	// only: an entry's header never meets the exit's header of the same
+	// name (a user's copy of a registry file with an edited header, paired
+	// with a registry exit that has the original).
+	entry, exit := s.Entry.ownSource(), s.Exit.ownSource()
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
 	srcs := []asm.Source{entry, exit}
 	seen := map[string]bool{}
@@ -114,6 +111,27 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		return nil, err
 	}
 	return im, s.validate(im)
+}
+
+// ownSource is the trampoline's source with its headers and include
+// folders scoped to it (asm.Source.Headers, IncludeDirs); the Tramp's win
+// over those the source already names.
+func (t Tramp) ownSource() asm.Source {
+	src := t.Source
+	if len(t.Headers) > 0 {
+		hdrs := make(map[string][]byte, len(src.Headers)+len(t.Headers))
+		for k, v := range src.Headers {
+			hdrs[k] = v
+		}
+		for k, v := range t.Headers {
+			hdrs[k] = v
+		}
+		src.Headers = hdrs
+	}
+	if len(t.IncludeDirs) > 0 {
+		src.IncludeDirs = append(append([]string{}, src.IncludeDirs...), t.IncludeDirs...)
+	}
+	return src
 }
 
 // validate checks that each trampoline defines what the harness needs,

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -72,6 +73,59 @@ func TestOwnHeaderWins(t *testing.T) {
 			orig, edited := stores(false), stores(true)
 			if edited != orig-1 {
 				t.Errorf("stores per traced call: %v with the edited header, %v with the original; want one fewer (the file's own header)", edited, orig)
+			}
+		})
+	}
+}
+
+// TestOwnHeaderPerSource: the entry and the exit of a pairing are each
+// preprocessed with their own headers (harness.Setup.BuildWith): a registry
+// entry whose header is edited stores one word less per traced call even
+// though its registry exit has the original header of that name, and an
+// edit of the exit's copy does not reach the entry; every arch.
+func TestOwnHeaderPerSource(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			c, ok := ownHeaderCases[a.Name]
+			if !ok {
+				t.Fatalf("no registry file with a header for %s in the test's table", a.Name)
+			}
+			var entry harness.Tramp
+			for _, v := range harness.VariantsOf(a, trampolines.Entry) {
+				if v.File == c.file && v.Symbol == "ftrace_caller" && len(v.Defines) == 0 {
+					entry = variant(t, a, v.Name)
+					break
+				}
+			}
+			if entry.Variant == nil {
+				t.Fatalf("no %s ftrace_caller variant of %s", a.Name, c.file)
+			}
+			exit := variant(t, a, "rth-legacy")
+			if _, ok := exit.Headers[c.header]; !ok {
+				t.Fatalf("%s's exit %s has no header %s: nothing to tell apart", a.Name, exit.Name, c.header)
+			}
+			edit := func(tr harness.Tramp) harness.Tramp {
+				h := string(tr.Headers[c.header])
+				if !strings.Contains(h, c.store+"\n") {
+					t.Fatalf("%s %s has no line %q", tr.Name, c.header, c.store)
+				}
+				tr.Headers = maps.Clone(tr.Headers)
+				tr.Headers[c.header] = []byte(strings.Replace(h, c.store+"\n", "", 1))
+				return tr
+			}
+			stores := func(en, ex harness.Tramp) float64 {
+				rs, err := check.Run(check.Config{Arch: a, Tramp: en, Partner: &ex, Workloads: []string{"add"}, Calls: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rs[0].Metrics.Stores
+			}
+			orig := stores(entry, exit)
+			if got := stores(edit(entry), exit); got != orig-1 {
+				t.Errorf("entry with the edited header: %v stores per traced call, %v with the original; want one fewer (the entry's own header, not the exit's)", got, orig)
+			}
+			if got := stores(entry, edit(exit)); got != orig {
+				t.Errorf("exit with the edited header: the entry stores %v per traced call, %v with both original; want the same (the exit's header must not reach the entry)", got, orig)
 			}
 		})
 	}
