@@ -36,9 +36,10 @@ type ArchOps struct {
 
 	// NopSite is the disabled call site (ftrace_nop_replace).
 	NopSite []byte
-	// SiteAfterEntry is the offset into a function where a call site may
-	// sit besides 0 (x86-64: after endbr64), or 0.
-	SiteAfterEntry uint64
+	// SiteOffsets are the offsets into a function where its call site may
+	// sit (x86-64: 0, or 4 after endbr64; arm64: 4 after "mov x9, x30", 8
+	// after "bti c; mov x9, x30"); nil: only 0.
+	SiteOffsets []uint64
 	// MakeCall encodes the enabled call site at site calling target
 	// (ftrace_make_call).
 	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
@@ -89,6 +90,19 @@ type ArchOps struct {
 	// FprobeV17Encodable: the v17 draft header (pattern 0xf << 60) can
 	// encode a pointer of the arch's heap.
 	FprobeV17Encodable bool
+}
+
+// SiteAt reports whether a call site may sit off bytes into its function.
+func (o *ArchOps) SiteAt(off uint64) bool {
+	if len(o.SiteOffsets) == 0 {
+		return off == 0
+	}
+	for _, v := range o.SiteOffsets {
+		if v == off {
+			return true
+		}
+	}
+	return false
 }
 
 // Provided lists the symbols a trampoline of the arch may use without

@@ -106,3 +106,31 @@ func FuzzArchOpsCallSites(f *testing.F) {
 		}
 	})
 }
+
+// TestSiteAt: where a call site may sit in its function, per arch: x86-64
+// at 0 or after endbr64 (+4, CONFIG_X86_KERNEL_IBT, arch/x86/include/asm/ibt.h);
+// s390x only at 0 (brasl/brcl at the entry, arch/s390/kernel/ftrace.c);
+// arm64 after "mov x9, x30" (+4) or after "bti c; mov x9, x30" (+8,
+// arch/arm64/kernel/ftrace.c ftrace_call_adjust, v6.3+).
+func TestSiteAt(t *testing.T) {
+	for _, c := range []struct {
+		arch     *regs.Arch
+		ok, nope []uint64
+	}{
+		{regs.X86_64, []uint64{0, 4}, []uint64{1, 5, 8}},
+		{regs.S390X, []uint64{0}, []uint64{2, 4, 6}},
+		{regs.ARM64, []uint64{4, 8}, []uint64{0, 12, 16}},
+	} {
+		o := MustOps(c.arch)
+		for _, off := range c.ok {
+			if !o.SiteAt(off) {
+				t.Errorf("%s: SiteAt(%d) false, want true", c.arch.Name, off)
+			}
+		}
+		for _, off := range c.nope {
+			if o.SiteAt(off) {
+				t.Errorf("%s: SiteAt(%d) true, want false", c.arch.Name, off)
+			}
+		}
+	}
+}

@@ -20,10 +20,11 @@ var arm64Ops = &ArchOps{
 	// aarch64_insn_gen_nop: hint #0, "nop" (arch/arm64/include/asm/insn.h,
 	// AARCH64_INSN_HINT_NOP).
 	NopSite: arm64Word(arm64Nop),
-	// The record is the BL after the "mov x9, x30" slot: entry + 4
-	// (ftrace_call_adjust; + 8 after a "bti c", which these workloads do
-	// not have).
-	SiteAfterEntry: regs.ARM64InsnSize,
+	// The record is the BL after the "mov x9, x30" slot: entry + 4, or
+	// entry + 8 when CONFIG_ARM64_BTI_KERNEL puts a "bti c" first
+	// (arch/arm64/kernel/ftrace.c ftrace_call_adjust, v6.3+: it skips the
+	// BTI, then the MOV).
+	SiteOffsets: []uint64{regs.ARM64InsnSize, 2 * regs.ARM64InsnSize},
 	MakeCall: func(a *regs.Arch, site, target uint64) ([]byte, error) {
 		w, err := ARM64Branch(site, target, true)
 		return arm64Word(w), err

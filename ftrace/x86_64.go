@@ -12,9 +12,10 @@ var x86Ops = &ArchOps{
 	Arch: regs.X86_64,
 	// ftrace_nop_replace: x86_nops[5], nopl 0x0(%rax,%rax,1).
 	NopSite: []byte{0x0f, 0x1f, 0x44, 0x00, 0x00},
-	// With CONFIG_X86_KERNEL_IBT the site follows endbr64
-	// (ENDBR_INSN_SIZE 4, arch/x86/include/asm/ibt.h).
-	SiteAfterEntry: 4,
+	// The site is the function's first instruction, or with
+	// CONFIG_X86_KERNEL_IBT follows endbr64 (ENDBR_INSN_SIZE 4,
+	// arch/x86/include/asm/ibt.h).
+	SiteOffsets: []uint64{0, 4},
 	MakeCall: func(a *regs.Arch, site, target uint64) ([]byte, error) {
 		return x86Call(a, site, target, []byte{0xe8, 0, 0, 0, 0, 0})
 	},

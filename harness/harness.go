@@ -209,8 +209,8 @@ func (h *Harness) init() error {
 	// The traced call sites, as __mcount_loc lists them.
 	for _, addr := range im.McountLoc() {
 		name, off, _ := im.Lookup(addr)
-		if off != 0 && off != ftrace.MustOps(a).SiteAfterEntry {
-			return fmt.Errorf("call site %s is not at the start of a function (or after endbr64)", im.Describe(addr))
+		if !ftrace.MustOps(a).SiteAt(off) {
+			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).SiteOffsets)
 		}
 		h.siteByAddr[addr] = len(h.Sites)
 		h.Sites = append(h.Sites, Site{Addr: addr, Func: name, Resume: addr + uint64(a.McountInsnSize)})

@@ -73,6 +73,10 @@ var semantics = map[string]Semantics{
 		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
 		Want: func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
 	},
+	"add_bti": {
+		Args: func(r *rand.Rand) []uint64 { return []uint64{r.Uint64(), r.Uint64()} },
+		Want: func(a []uint64) []uint64 { return []uint64{a[0] + a[1]} }, Traced: one,
+	},
 	"six": {
 		Args: func(r *rand.Rand) []uint64 {
 			return []uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}

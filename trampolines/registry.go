@@ -279,6 +279,7 @@ type Workload struct {
 var Workloads = []Workload{
 	{Name: "add", Symbol: "add", Doc: "two-argument add"},
 	{Name: "add_ibt", Arch: "x86_64", Symbol: "add_ibt", Doc: "add behind endbr64 (the call site at +4)"},
+	{Name: "add_bti", Arch: "arm64", Symbol: "add_bti", Doc: "add behind bti c (the call site at +8)"},
 	{Name: "six", Symbol: "six", Doc: "six arguments (s390x: the sixth on the stack)"},
 	{Name: "ret128", Arch: "x86_64", Symbol: "ret128", Doc: "a 128-bit return in rax:rdx"},
 	{Name: "ret128", Arch: "arm64", Symbol: "ret128", Doc: "a 128-bit return in x0:x1"},

@@ -38,6 +38,18 @@ SYM_FUNC_START_NOALIGN(add)
 	ret
 SYM_FUNC_END(add)
 
+/* add behind a "bti c" (CONFIG_ARM64_BTI_KERNEL): "bti c; mov x9, x30;
+   bl ftrace_caller", the record at +8 (arch/arm64/kernel/ftrace.c
+   ftrace_call_adjust, v6.3+). The ops literal stays the 8 bytes before
+   the function: ALIGN_DOWN(BL - 12, 8) = BL - 16 (ftrace_rec_update_ops) */
+	OPS_LITERAL
+SYM_FUNC_START_NOALIGN(add_bti)
+	bti	c
+	FENTRY
+	add	x0, x0, x1
+	ret
+SYM_FUNC_END(add_bti)
+
 /* long six(long a, ..., long f): six of the eight argument registers */
 	OPS_LITERAL
 SYM_FUNC_START_NOALIGN(six)
