@@ -30,13 +30,18 @@ const commonPrelude = `
 #define SYM_ENTRY(name, linkage, align) linkage(name) ASM_NL align ASM_NL name:
 #define SYM_START(name, linkage, align) SYM_ENTRY(name, linkage, align)
 #define SYM_END(name, sym_type) .type name, sym_type ASM_NL .size name, .-name
-#define SYM_FUNC_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
-#define SYM_FUNC_START_NOALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE)
-#define SYM_FUNC_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN)
-#define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE)
-#define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN)
+/* SYM_FUNC_LANDING_PAD: what an arch's linkage.h opens every
+   SYM_FUNC_START* with under its branch-target option (x86-64 ENDBR with
+   CONFIG_X86_KERNEL_IBT, arm64 BTI_C with CONFIG_ARM64_BTI_KERNEL); the
+   arch prelude redefines it, nothing by default. */
+#define SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN) SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_START_NOALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE) SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN) SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE) SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN) SYM_FUNC_LANDING_PAD
 #define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
-#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE)
+#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE) SYM_FUNC_LANDING_PAD
 #define SYM_FUNC_START_ALIAS(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN)
 #define SYM_FUNC_START_LOCAL_ALIAS(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN)
 #define SYM_FUNC_END_ALIAS(name) SYM_END(name, SYM_T_FUNC)

@@ -33,20 +33,8 @@ const x86Prelude = `
    every SYM_FUNC_START* opens with ENDBR (asm/ibt.h: endbr64). ENDBR
    written out is endbr64 whatever the options. */
 #ifdef CONFIG_X86_KERNEL_IBT
-#undef SYM_FUNC_START
-#undef SYM_FUNC_START_NOALIGN
-#undef SYM_FUNC_START_LOCAL
-#undef SYM_FUNC_START_LOCAL_NOALIGN
-#undef SYM_FUNC_START_WEAK
-#undef SYM_FUNC_START_WEAK_NOALIGN
-#undef SYM_TYPED_FUNC_START
-#define SYM_FUNC_START(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_NOALIGN(name) SYM_START(name, SYM_L_GLOBAL, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_FUNC_START_LOCAL(name) SYM_START(name, SYM_L_LOCAL, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_LOCAL_NOALIGN(name) SYM_START(name, SYM_L_LOCAL, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_FUNC_START_WEAK(name) SYM_START(name, SYM_L_WEAK, SYM_A_ALIGN) ASM_NL ENDBR
-#define SYM_FUNC_START_WEAK_NOALIGN(name) SYM_START(name, SYM_L_WEAK, SYM_A_NONE) ASM_NL ENDBR
-#define SYM_TYPED_FUNC_START(name) SYM_FUNC_START(name)
+#undef SYM_FUNC_LANDING_PAD
+#define SYM_FUNC_LANDING_PAD ASM_NL ENDBR
 #endif
 #define _ASM_PTR .quad
 /* arch/x86/include/asm/nospec-branch.h: the register is "%rdi" up to
