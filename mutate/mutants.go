@@ -38,27 +38,21 @@ func (m Mutant) Where() string { return fmt.Sprintf("%s:%d", m.File, m.Line) }
 // Mutation is the kind and the description, e.g. "delete `subq $5, %rdi`".
 func (m Mutant) Mutation() string { return m.Kind + ": " + m.Desc }
 
-// Apply returns t with the mutant's edit and partner with the same header
-// edit when it has that header too (Setup.Build merges the headers of
-// both, so the partner's copy must not hide the edit).
-func (m Mutant) Apply(t, partner harness.Tramp) (harness.Tramp, harness.Tramp) {
+// Apply returns t with the mutant's edit. Each source of a pairing is
+// built with its own headers (harness.Setup.BuildWith), so a header edit
+// reaches t alone, never its partner.
+func (m Mutant) Apply(t harness.Tramp) harness.Tramp {
 	if m.Header == "" {
 		t.Source.Text = m.Text
-		return t, partner
+		return t
 	}
-	edit := func(h map[string][]byte) map[string][]byte {
-		out := make(map[string][]byte, len(h))
-		for k, v := range h {
-			out[k] = v
-		}
-		out[m.Header] = m.Text
-		return out
+	h := make(map[string][]byte, len(t.Headers)+1)
+	for k, v := range t.Headers {
+		h[k] = v
 	}
-	t.Headers = edit(t.Headers)
-	if _, ok := partner.Headers[m.Header]; ok {
-		partner.Headers = edit(partner.Headers)
-	}
-	return t, partner
+	h[m.Header] = m.Text
+	t.Headers = h
+	return t
 }
 
 // Mutants returns every mutant of t's source and headers: the instruction

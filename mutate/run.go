@@ -317,9 +317,9 @@ func (o *original) check(cfg Config) error {
 
 // classify builds and checks one mutant.
 func (o *original) classify(cfg Config, m Mutant) Outcome {
-	t, p := m.Apply(o.t, o.partner)
+	t := m.Apply(o.t)
 	oc := Outcome{Mutant: m}
-	im, err := setup(cfg.Arch, t, p).Build()
+	im, err := setup(cfg.Arch, t, o.partner).Build()
 	if err != nil {
 		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
@@ -340,7 +340,7 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		}
 		return false
 	}
-	rs, obs, err := run(cfg, t, p, false, newError)
+	rs, obs, err := run(cfg, t, o.partner, false, newError)
 	if err != nil {
 		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
@@ -365,7 +365,7 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		return oc
 	}
 	// A survivor: run it again keeping every value, to say what differs.
-	if _, obs, err = run(cfg, t, p, true, nil); err != nil {
+	if _, obs, err = run(cfg, t, o.partner, true, nil); err != nil {
 		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
 	}
