@@ -480,6 +480,9 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 	}
 	args = append(args, in, "-o", out)
 	if msg, err := exec.Command(cpp, args...).CombinedOutput(); err != nil {
+		// cpp's notes name the generated headers by their temporary path:
+		// keep only the header's own name (trampemu-prelude.h:37).
+		msg = bytes.ReplaceAll(msg, []byte(inc+string(filepath.Separator)), nil)
 		return "", &Error{Stage: "preprocess " + s.Name, Messages: toolMessages(msg, in, s.Name)}
 	}
 	return out, nil
