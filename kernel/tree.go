@@ -35,6 +35,13 @@ var makeVar = regexp.MustCompile(`(?m)^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$`)
 
 // OpenTree reads a kernel tree.
 func OpenTree(dir string) (*Tree, error) {
+	// A file of the tree that is a symbolic link out of it is refused:
+	// the tree may come with the patch, from a stranger.
+	for _, rel := range []string{"Makefile", ".config"} {
+		if err := treeFile(dir, rel); err != nil {
+			return nil, err
+		}
+	}
 	mk, err := os.ReadFile(filepath.Join(dir, "Makefile"))
 	if err != nil {
 		return nil, fmt.Errorf("--tree %s: no top Makefile (%v): give the kernel source tree's top directory", dir, err)
@@ -58,6 +65,9 @@ func OpenTree(dir string) (*Tree, error) {
 			continue // an arch the tool has models for but does not run yet
 		}
 		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			if err := treeFile(dir, rel); err != nil {
+				return nil, err
+			}
 			t.Files[arch] = rel
 		}
 	}
@@ -108,6 +118,23 @@ func (t *Tree) Arches() []string {
 func (t *Tree) ConfigFor(arch string) Config {
 	if t.ConfigArch == arch {
 		return t.Config
+	}
+	return nil
+}
+
+// treeFile refuses a file of the tree that resolves out of it or is not a
+// regular file (a FIFO or device would block or never end); a missing one
+// is left to the caller.
+func treeFile(dir, rel string) error {
+	if _, err := os.Lstat(filepath.Join(dir, rel)); err != nil {
+		return nil
+	}
+	if err := Confine(dir, rel); err != nil {
+		return fmt.Errorf("--tree %s: %v", dir, err)
+	}
+	st, err := os.Stat(filepath.Join(dir, rel))
+	if err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("--tree %s: %s is not a regular file (%v): refused", dir, rel, st.Mode().Type())
 	}
 	return nil
 }

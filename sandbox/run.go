@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +24,9 @@ type Cmd struct {
 	// dump or a relative file name must not land in the user's folder).
 	// Required.
 	Dir string
+	// Tmp is its TMPDIR and HOME (where GNU patch, gcc and git put their
+	// own files): a folder of the tool's own. Empty: Dir.
+	Tmp string
 	// Env is added to the cleaned environment (NAME=value).
 	Env []string
 	// Outputs are the files it writes: when it fails and one of them has
@@ -63,7 +67,7 @@ var dropEnv = []string{"CPATH=", "C_INCLUDE_PATH=", "CPLUS_INCLUDE_PATH=", "OBJC
 	"GCC_COMPARE_DEBUG=", "TMPDIR=", "HOME=", "LC_ALL=", "LANG=", "GIT_", "PATCH_", "SIMPLE_BACKUP_SUFFIX=",
 	"VERSION_CONTROL=", "QUOTING_STYLE=", "POSIXLY_CORRECT="}
 
-func cleanEnv(dir string, extra []string) []string {
+func cleanEnv(tmp, ceiling string, extra []string) []string {
 	var env []string
 next:
 	for _, kv := range os.Environ() {
@@ -75,9 +79,10 @@ next:
 		env = append(env, kv)
 	}
 	// Messages in English (they are parsed); temporary files and git's
-	// configuration in the tool's own folder; no git repository above it.
-	env = append(env, "LC_ALL=C", "TMPDIR="+dir, "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+dir)
+	// configuration in the tool's own folder; no git repository above the
+	// working directory.
+	env = append(env, "LC_ALL=C", "TMPDIR="+tmp, "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+ceiling)
 	return append(env, extra...)
 }
 
@@ -134,7 +139,11 @@ func Run(c Cmd) ([]byte, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prlimit, append(append(args, c.Path), c.Args...)...)
 	cmd.Dir = c.Dir
-	cmd.Env = cleanEnv(c.Dir, c.Env)
+	tmp := c.Tmp
+	if tmp == "" {
+		tmp = c.Dir
+	}
+	cmd.Env = cleanEnv(tmp, filepath.Dir(c.Dir), c.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
