@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"trampemu/regs"
+	"trampemu/sandbox"
 )
 
 // Source is one .S text to assemble.
@@ -72,6 +73,10 @@ type Error struct {
 	Stage     string   // "preprocess", "assemble", "link"
 	Messages  []string // "file.S:12: Error: ..." lines
 	Undefined []string // link: symbols nobody defined
+	// Refused: the input was refused as unsafe (a file it may not read,
+	// a size it may not have) or a program ran into a limit; not a
+	// mistake another arch or role would explain.
+	Refused bool
 }
 
 func (e *Error) Error() string {
@@ -217,11 +222,11 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	if err != nil {
 		return nil, &ToolError{Program: "cpp", Package: "cpp"}
 	}
-	dir, err := os.MkdirTemp("", "trampemu-asm-")
+	dir, done, err := sandbox.TempDir("trampemu-asm-")
 	if err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer done()
 
 	var objs []string
 	units := []string{}
@@ -254,10 +259,11 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	out := filepath.Join(dir, "image.elf")
 	args := []string{"-m", mustAsmArch(a).ldEmulation, "-T", scriptPath, "-o", out, "--orphan-handling=error",
 		"-z", "noexecstack", "--no-warn-rwx-segments", "-static", "-nostdlib"}
-	cmd := exec.Command(ldPath, append(args, objs...)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, linkError(out, srcs)
+	if msg, err := sandbox.Run(sandbox.Cmd{Path: ldPath, Args: append(args, objs...), Dir: dir, Outputs: []string{out}}); err != nil {
+		if le := limitError("link", err); le != nil {
+			return nil, le
+		}
+		return nil, linkError(msg, srcs)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -268,6 +274,12 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		return nil, fmt.Errorf("asm: reading the linked image: %w", err)
 	}
 	im.finishUnits(units)
+	for _, u := range im.Units {
+		if n := u.End - u.Start; n > MaxUnitText {
+			return nil, &Error{Stage: "link", Refused: true, Messages: []string{fmt.Sprintf(
+				"%s: its code is %d bytes, more than the %d a kernel trampoline file's text has: refused", u.Name, n, MaxUnitText)}}
+		}
+	}
 	im.HostFuncs = map[string]uint64{}
 	for i, h := range opt.HostFuncs {
 		// A source that defines the symbol itself overrides the stub (PROVIDE).
@@ -298,7 +310,10 @@ func localize(a *regs.Arch, obj string, s Source) error {
 	for _, l := range s.Locals {
 		args = append(args, "--localize-symbol="+l)
 	}
-	if out, err := exec.Command(objcopy, append(args, obj)...).CombinedOutput(); err != nil {
+	if out, err := sandbox.Run(sandbox.Cmd{Path: objcopy, Args: append(args, obj), Dir: filepath.Dir(obj), Outputs: []string{obj}}); err != nil {
+		if le := limitError("objcopy "+s.Name, err); le != nil {
+			return le
+		}
 		return &Error{Stage: "objcopy " + s.Name, Messages: toolMessages(out, obj, s.Name)}
 	}
 	return nil
@@ -362,10 +377,35 @@ func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, 
 	if err != nil {
 		return err
 	}
+	stage := "assemble " + s.Name
+	text, err := os.ReadFile(pre)
+	if err != nil {
+		return fmt.Errorf("asm: %w", err)
+	}
+	if err := checkDirectives(stage, s.Name, s.Dir, text, 0); err != nil {
+		return err
+	}
 	args := append(append(append([]string{}, mustAsmArch(a).asFlags...), "-o", obj), a.AsFlags...)
-	args = append(args, pre)
-	if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
-		return &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+	if s.Dir != "" {
+		// .include and .incbin find the source's folder only: as runs
+		// in an empty folder of its own.
+		args = append(args, "-I", s.Dir)
+	}
+	deps := filepath.Join(dir, base+".d")
+	args = append(args, "--MD", deps, pre)
+	cwd := filepath.Join(dir, base+"-cwd")
+	if err := os.Mkdir(cwd, 0o700); err != nil {
+		return fmt.Errorf("asm: %w", err)
+	}
+	if out, err := sandbox.Run(sandbox.Cmd{Path: asPath, Args: args, Dir: cwd, Outputs: []string{obj}}); err != nil {
+		if le := limitError(stage, err); le != nil {
+			return le
+		}
+		return &Error{Stage: stage, Messages: toolMessages(out, pre, s.Name)}
+	}
+	if err := checkDeps(stage, s.Name, s.Dir, pre, deps); err != nil {
+		os.Remove(obj)
+		return err
 	}
 	if key != "" {
 		b, err := os.ReadFile(obj)
@@ -479,13 +519,73 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 		}
 	}
 	args = append(args, in, "-o", out)
-	if msg, err := exec.Command(cpp, args...).CombinedOutput(); err != nil {
+	stage := "preprocess " + s.Name
+	// Every #include is resolved and checked before cpp reads anything.
+	g := newIncludeGuard(stage, inc, s, opt)
+	var chain []string
+	if s.Dir != "" {
+		if real, err := filepath.EvalSymlinks(s.Name); err == nil {
+			if real, err = filepath.Abs(real); err == nil {
+				chain = []string{real}
+			}
+		}
+	}
+	if err := g.check(s.Name, "", s.Text, chain); err != nil {
+		return "", err
+	}
+	for _, hdrs := range []map[string][]byte{opt.Headers, s.Headers} {
+		for _, name := range sortedHeaderNames(hdrs) {
+			if err := g.check(name, "", hdrs[name], nil); err != nil {
+				return "", err
+			}
+		}
+	}
+	if msg, err := sandbox.Run(sandbox.Cmd{Path: cpp, Args: args, Dir: dir, Outputs: []string{out}}); err != nil {
+		if le := limitError(stage, err); le != nil {
+			return "", le
+		}
 		// cpp's notes name the generated headers by their temporary path:
 		// keep only the header's own name (trampemu-prelude.h:37).
 		msg = bytes.ReplaceAll(msg, []byte(inc+string(filepath.Separator)), nil)
-		return "", &Error{Stage: "preprocess " + s.Name, Messages: toolMessages(msg, in, s.Name)}
+		return "", &Error{Stage: stage, Messages: errorFirst(toolMessages(msg, in, s.Name))}
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		return "", fmt.Errorf("asm: %w", err)
+	}
+	if err := g.checkEntered(text, dir); err != nil {
+		return "", err
 	}
 	return out, nil
+}
+
+// limitError is a program's failure as an *Error when a limit stopped it
+// or it is missing, else nil.
+func limitError(stage string, err error) error {
+	var le *sandbox.LimitError
+	var te *sandbox.ToolError
+	switch {
+	case errors.As(err, &le):
+		return &Error{Stage: stage, Messages: []string{le.Error()}, Refused: true}
+	case errors.As(err, &te):
+		return err
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil
+	}
+	return fmt.Errorf("asm: %s: %w", stage, err)
+}
+
+// errorFirst moves cpp's first error to the front, so that the one line
+// of Error says it ("In file included from" notes follow it).
+func errorFirst(msgs []string) []string {
+	for i, m := range msgs {
+		if strings.Contains(m, "error:") {
+			return append(append([]string{m}, msgs[:i]...), msgs[i+1:]...)
+		}
+	}
+	return msgs
 }
 
 // toolMessages keeps the lines of a tool's output that say something, with
