@@ -209,6 +209,7 @@ func tool(a *regs.Arch, name string) (string, error) {
 var includeRE = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]`)
 
 func build(opt Options, srcs []Source) (*Image, error) {
+	opt, srcs = absolute(opt, srcs)
 	a := opt.Arch
 	asPath, err := tool(a, "as")
 	if err != nil {
@@ -289,6 +290,30 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		im.HostFuncs[h] = HostAddr(a, i)
 	}
 	return im, nil
+}
+
+// absolute returns opt and srcs with every folder absolute: the programs
+// run in folders of the tool's own, not in the caller's working directory.
+func absolute(opt Options, srcs []Source) (Options, []Source) {
+	abs := func(ds []string) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			if a, err := filepath.Abs(d); err == nil {
+				d = a
+			}
+			out[i] = d
+		}
+		return out
+	}
+	opt.IncludeDirs = abs(opt.IncludeDirs)
+	srcs = append([]Source{}, srcs...)
+	for i := range srcs {
+		srcs[i].IncludeDirs = abs(srcs[i].IncludeDirs)
+		if srcs[i].Dir != "" {
+			srcs[i].Dir = abs([]string{srcs[i].Dir})[0]
+		}
+	}
+	return opt, srcs
 }
 
 // localize applies the source's Globals and Locals to its object.

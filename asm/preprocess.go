@@ -22,6 +22,8 @@ func Preprocess(opt Options, s Source) ([]byte, error) {
 	if opt.Arch == nil {
 		return nil, errors.New("asm: no architecture given")
 	}
+	opt, srcs := absolute(opt, []Source{s})
+	s = srcs[0]
 	cppPath, err := exec.LookPath("cpp")
 	if err != nil {
 		return nil, &ToolError{Program: "cpp", Package: "cpp"}
