@@ -360,9 +360,13 @@ func Confine(root, rel string) error {
 	if err != nil {
 		return err
 	}
-	p := realRoot
+	p, sofar := realRoot, ""
 	for _, part := range strings.Split(filepath.FromSlash(rel), string(filepath.Separator)) {
-		p = filepath.Join(p, part)
+		p, sofar = filepath.Join(p, part), filepath.Join(sofar, part)
+		what := rel + " is"
+		if sofar != filepath.Clean(rel) {
+			what = rel + " goes through " + sofar + ","
+		}
 		st, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -373,10 +377,10 @@ func Confine(root, rel string) error {
 		if st.Mode()&os.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(p)
 			if err != nil {
-				return fmt.Errorf("%s is a symbolic link that does not resolve: refused", rel)
+				return fmt.Errorf("%s a symbolic link that does not resolve: refused", what)
 			}
 			if !within(realRoot, real) {
-				return fmt.Errorf("%s is a symbolic link out of the tree (to %s): refused", rel, real)
+				return fmt.Errorf("%s a symbolic link out of the tree (to %s): refused", what, real)
 			}
 			p = real
 		}

@@ -98,6 +98,9 @@ func cmdAsm(args []string, w io.Writer) error {
 		}
 		src, hdrs = t.Source, t.Headers
 	case *variant == "" && fs.NArg() == 1:
+		if err := checkText(fs.Arg(0), fs.Arg(0)); err != nil {
+			return err
+		}
 		text, err := os.ReadFile(fs.Arg(0))
 		if err != nil {
 			return usageError{err.Error()}
