@@ -356,6 +356,9 @@ func cleanPatchPath(name string, strip bool) (string, error) {
 // that exists must resolve inside root. The path need not exist (a patch
 // may create it).
 func Confine(root, rel string) error {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return fmt.Errorf("%s is not a path inside the tree: refused", rel)
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return err
