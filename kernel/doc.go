@@ -4,5 +4,7 @@
 // kernel), finding the model a trampoline file belongs to, CONFIG options
 // from a .config and -D/-U, kernel trees (the arch files, the version in
 // the top Makefile) and applying a patch to a copy with GNU patch or git
-// apply. It runs no emulator.
+// apply. A patch and a tree are untrusted (patchpaths.go): every path a
+// patch names is read and checked before either program runs, and a tree
+// file that links out of the tree is refused. It runs no emulator.
 package kernel

@@ -70,17 +70,11 @@ func PatchedTree(t *Tree, patch string) (after *Tree, done func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	root, done, err := sandbox.TempDir("trampemu-patch-")
+	dir, tmp, done, err := patchDirs()
 	if err != nil {
 		return nil, nil, err
 	}
 	fail := func(err error) (*Tree, func(), error) { done(); return nil, nil, err }
-	dir, tmp := filepath.Join(root, "tree"), filepath.Join(root, "tmp")
-	for _, d := range []string{dir, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return fail(err)
-		}
-	}
 	files := []string{"Makefile", ".config"}
 	for _, rel := range t.Files {
 		// The trampoline file's folder comes along: a file there may
@@ -126,6 +120,23 @@ func PatchedTree(t *Tree, patch string) (after *Tree, done func(), err error) {
 		return fail(err)
 	}
 	return after, done, nil
+}
+
+// patchDirs makes the private folder a patch applies in: tree (the copy)
+// and tmp (the TMPDIR and HOME of GNU patch and git); done removes it.
+func patchDirs() (tree, tmp string, done func(), err error) {
+	root, done, err := sandbox.TempDir("trampemu-patch-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	tree, tmp = filepath.Join(root, "tree"), filepath.Join(root, "tmp")
+	for _, d := range []string{tree, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			done()
+			return "", "", nil, err
+		}
+	}
+	return tree, tmp, done, nil
 }
 
 // readPatchPaths checks a patch file and every path it names.
@@ -202,17 +213,11 @@ func PatchedFile(file, patch string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	root, done, err := sandbox.TempDir("trampemu-patch-")
+	dir, tmp, done, err := patchDirs()
 	if err != nil {
 		return "", nil, err
 	}
 	fail := func(err error) (string, func(), error) { done(); return "", nil, err }
-	dir, tmp := filepath.Join(root, "tree"), filepath.Join(root, "tmp")
-	for _, d := range []string{dir, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return fail(err)
-		}
-	}
 	apply := func(args ...string) ([]byte, error) {
 		return sandbox.Run(sandbox.Cmd{Path: git, Dir: dir, Tmp: tmp, Args: append([]string{"apply"}, args...)})
 	}
