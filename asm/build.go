@@ -578,7 +578,7 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 	if err != nil {
 		return "", fmt.Errorf("asm: %w", err)
 	}
-	if err := g.checkEntered(text, dir); err != nil {
+	if err := g.checkEntered(text, dir, s.Name); err != nil {
 		return "", err
 	}
 	return out, nil

@@ -229,7 +229,7 @@ var lineMarker = regexp.MustCompile(`^# \d+ ("(?:[^"\\]|\\.)*")((?: \d)*)\s*$`)
 // checkEntered refuses cpp output that entered a file outside the build's
 // folder and the source's folders (a linemarker with flag 1): a second
 // line of defence behind includeGuard.check.
-func (g *includeGuard) checkEntered(pre []byte, build string) error {
+func (g *includeGuard) checkEntered(pre []byte, build, src string) error {
 	for _, l := range bytes.Split(pre, []byte("\n")) {
 		if len(l) < 3 || l[0] != '#' {
 			continue
@@ -240,7 +240,7 @@ func (g *includeGuard) checkEntered(pre []byte, build string) error {
 		}
 		name, err := strconv.Unquote(string(m[1]))
 		if err != nil {
-			return refusal(g.stage, "cpp output", 1, "an unreadable linemarker %s: refused", m[1])
+			return refusal(g.stage, src, 1, "cpp's output has an unreadable linemarker %s: refused", m[1])
 		}
 		real, err := filepath.EvalSymlinks(name)
 		if err != nil {
@@ -252,7 +252,7 @@ func (g *includeGuard) checkEntered(pre []byte, build string) error {
 			continue
 		}
 		if !g.inRoots(real) {
-			return refusal(g.stage, name, 1, "cpp read %s, outside the file's folders: refused", name)
+			return refusal(g.stage, src, 1, "cpp entered %s, outside the file's folders: refused", name)
 		}
 	}
 	return nil
