@@ -37,7 +37,7 @@ func everyCommand(t *testing.T) []string {
 
 // TestHelpExitsZero: --help, -h and `help CMD` of every command print its
 // help on stdout with exit 0; each of trampemu's own commands shows an
-// Examples block whose lines are trampemu command lines.
+// Examples block whose lines are trampemu command lines whose flags parse.
 func TestHelpExitsZero(t *testing.T) {
 	for _, cmd := range append(everyCommand(t), "") {
 		for _, h := range []string{"--help", "-h", "help"} {
@@ -67,6 +67,17 @@ func TestHelpExitsZero(t *testing.T) {
 				examples++
 				if !strings.HasPrefix(line, "  trampemu "+name) {
 					t.Errorf("trampemu %s example %q is not a trampemu %s command line", name, line, name)
+					continue
+				}
+				// Its flags must parse (the placeholders for the user's
+				// files name none of the repository, so it stops there).
+				cmd, _, _ := strings.Cut(line, " > ")
+				afterParse = func(*cobra.Command) error { return errParsedOnly }
+				var errb bytes.Buffer
+				run(strings.Fields(cmd)[1:], io.Discard, &errb)
+				afterParse = nil
+				if !strings.Contains(errb.String(), errParsedOnly.Error()) {
+					t.Errorf("trampemu %s example %q does not parse: %s", name, line, errb.String())
 				}
 			}
 			walk(c.sub, name)
