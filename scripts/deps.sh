@@ -4,7 +4,8 @@
 #   whose own 2.0.1 is 25-75x slower on guest stores),
 #   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, binutils-aarch64-linux-gnu,
 #   pkg-config, valgrind,
-#   cpp, patch and git (GNU patch / git apply, for check --patch).
+#   cpp, patch and git (GNU patch / git apply, for check --patch),
+#   xz-utils (make verify-trees unpacks Debian's linux-source tarballs).
 # Does nothing when everything is already there.
 set -euo pipefail
 
@@ -18,6 +19,7 @@ have_cmd valgrind || need_pkgs+=(valgrind)
 have_cmd cpp || need_pkgs+=(cpp)
 have_cmd patch || need_pkgs+=(patch)
 have_cmd git || need_pkgs+=(git)
+have_cmd xz || need_pkgs+=(xz-utils) # make verify-trees: the linux-source tarballs
 
 unicorn_ok() {
 	have_cmd pkg-config && pkg-config --exists unicorn &&
