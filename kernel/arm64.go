@@ -204,10 +204,20 @@ func detectARM64(s *source) Evidence {
 	return ev
 }
 
-// blankElseOf is dropElseOf with each dropped line left empty, so that
-// the lines after it keep their numbers.
+// blankElseOf is dropElseOf with each dropped line left empty (its
+// newline kept), so that the lines after it keep their numbers.
 func blankElseOf(src string, open *regexp.Regexp) string {
-	return strings.ReplaceAll(elseOf(src, open), dropped, "\n")
+	lines, drop := elseOf(src, open)
+	var b strings.Builder
+	for i, l := range lines {
+		switch {
+		case !drop[i]:
+			b.WriteString(l)
+		case strings.HasSuffix(l, "\n"):
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // dropElseOf removes the #else (or #elif) branch of the first
@@ -216,15 +226,21 @@ func blankElseOf(src string, open *regexp.Regexp) string {
 // option does not assemble. Text without such a conditional is returned
 // as it is.
 func dropElseOf(src string, open *regexp.Regexp) string {
-	return strings.ReplaceAll(elseOf(src, open), dropped, "")
+	lines, drop := elseOf(src, open)
+	var b strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
 
-// dropped marks a line elseOf leaves out.
-const dropped = "\x00\n"
-
-// elseOf marks each line of the #else branch dropElseOf removes.
-func elseOf(src string, open *regexp.Regexp) string {
-	lines := strings.SplitAfter(src, "\n")
+// elseOf splits src into lines and marks those of the #else branch
+// dropElseOf removes.
+func elseOf(src string, open *regexp.Regexp) (lines []string, drop []bool) {
+	lines = strings.SplitAfter(src, "\n")
+	drop = make([]bool, len(lines))
 	start := -1
 	for i, l := range lines {
 		if open.MatchString(strings.TrimSpace(l)) {
@@ -233,37 +249,23 @@ func elseOf(src string, open *regexp.Regexp) string {
 		}
 	}
 	if start < 0 {
-		return src
+		return lines, drop
 	}
-	var b strings.Builder
-	for _, l := range lines[:start+1] {
-		b.WriteString(l)
-	}
-	depth, skipping, done := 0, false, false
-	for _, l := range lines[start+1:] {
-		if done {
-			b.WriteString(l)
-			continue
-		}
-		switch d := directiveName(strings.TrimSpace(l)); {
+	depth, skipping := 0, false
+	for i := start + 1; i < len(lines); i++ {
+		switch d := directiveName(strings.TrimSpace(lines[i])); {
 		case strings.HasPrefix(d, "if"):
 			depth++
 		case d == "endif" && depth == 0:
-			done, skipping = true, false
+			return lines, drop
 		case d == "endif":
 			depth--
 		case (d == "else" || d == "elif") && depth == 0:
 			skipping = true
-			b.WriteString(dropped)
-			continue
 		}
-		if skipping {
-			b.WriteString(dropped)
-		} else {
-			b.WriteString(l)
-		}
+		drop[i] = skipping
 	}
-	return b.String()
+	return lines, drop
 }
 
 // directiveName returns the preprocessor directive of a line ("if",

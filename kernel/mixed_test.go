@@ -3,6 +3,7 @@ package kernel
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -156,4 +157,75 @@ func TestTreeAgreesWithFile(t *testing.T) {
 			t.Errorf("%s v3.10: %v, note %q", a.Name, err, c.Note)
 		}
 	}
+}
+
+// FuzzResolve: any text, alone or in a tree of any version, gets a model
+// of its arch with every property of the arch and evidence for each, or an
+// error; a property the file decides names a line the file has.
+func FuzzResolve(f *testing.F) {
+	// Small seeds in the shapes of the mixed files (whole files make each
+	// execution milliseconds of regexp work).
+	f.Add("x86_64", "SYM_FUNC_START(ftrace_caller)\n\tmovq %rcx, RSP(%rsp)\nSYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n"+
+		"SYM_FUNC_START(ftrace_graph_caller)\n\tcall prepare_ftrace_return\nSYM_CODE_START(return_to_handler)\n\tsubq $(FRAME_SIZE), %rsp\n\tcall ftrace_return_to_handler\n", 5, 15)
+	f.Add("s390x", "SYM_CODE_START(ftrace_regs_caller)\nSYM_CODE_START(ftrace_caller)\nSYM_INNER_LABEL(ftrace_graph_caller, SYM_L_GLOBAL)\n\tlmg %r2,%r3,(STACK_FREGS_PTREGS_GPRS+14*8)(%r15)\n"+
+		"\tbrasl %r14,prepare_ftrace_return\nSYM_FUNC_START(return_to_handler)\n\taghi %r15,-STACK_FRAME_SIZE_FREGS\n\tbrasl %r14,ftrace_return_to_handler\n", 6, 12)
+	f.Add("arm64", "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS\nSYM_CODE_START(ftrace_caller)\n\tstp x0, x1, [sp, #S_X0]\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n#endif\n"+
+		"SYM_CODE_START(return_to_handler)\n\tstr x29, [sp, #FREGS_FP]\n\tbl ftrace_return_to_handler\n", 5, 10)
+	f.Add("s390x", "ENTRY(ftrace_caller)\nSYM_INNER_LABEL(ftrace_graph_caller, SYM_L_GLOBAL)\n\tlmg %r2,%r3,(X)(%r15)\n\tbrasl %r14,prepare_ftrace_return\n", 0, 0)
+	f.Add("arm64", "/* a\ncomment */\n#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS\nSYM_CODE_START(ftrace_caller)\n#else\nftrace_graph_call:\n#endif\n", 6, 12)
+	f.Fuzz(func(t *testing.T, arch, text string, major, minor int) {
+		if len(text) > 2048 {
+			return // bounded: the regexps are linear, the budget is not
+		}
+		mk := Version{}
+		if major > 0 && major < 100 && minor >= 0 && minor < 100 {
+			mk = Version{major, minor}
+		}
+		c, err := Resolve(arch, "F.S", []byte(text), mk)
+		if err != nil {
+			return
+		}
+		if c.Model == nil || c.Model.Arch != arch || c.Reason == "" || len(c.Properties) != len(archProps[arch]) {
+			t.Fatalf("Resolve(%q) = %+v", arch, c)
+		}
+		lines := strings.Count(text, "\n") + 1
+		for _, p := range c.Properties {
+			if p.Value == "" || p.Evidence == "" || p.From == "" {
+				t.Fatalf("property %+v incomplete", p)
+			}
+			for _, m := range regexpFileLine.FindAllStringSubmatch(p.Evidence, -1) {
+				if n := atoi(m[1]); n < 1 || n > lines {
+					t.Fatalf("%s cites line %d of a %d-line file: %s", p.Name, n, lines, p.Evidence)
+				}
+			}
+		}
+	})
+}
+
+// FuzzBlankElseOf: blanking keeps every line where it was.
+func FuzzBlankElseOf(f *testing.F) {
+	f.Add("x\n#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS\na\n#else\nb\n#endif\ny\n")
+	f.Add("#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS\n#else\nlast")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := blankElseOf(s, arm64EntryIf)
+		if strings.Count(got, "\n") != strings.Count(s, "\n") || len(got) > len(s) {
+			t.Fatalf("%q blanked to %q: lines moved", s, got)
+		}
+		if d := dropElseOf(s, arm64EntryIf); strings.ReplaceAll(got, "\n", "") != strings.ReplaceAll(d, "\n", "") {
+			t.Fatalf("%q: blanked %q and dropped %q differ in text", s, got, d)
+		}
+	})
+}
+
+var regexpFileLine = regexp.MustCompile(`F\.S:(\d+)`)
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		n = n*10 + int(r-'0')
+		if n > 1<<30 {
+			return n
+		}
+	}
+	return n
 }

@@ -161,7 +161,13 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 	c.Model = compose(arch, entry, exit)
 	switch {
 	case at != nil && c.Model != at:
-		c.Reason += "; the file decides: " + why
+		var differ []string
+		for _, name := range archProps[arch] {
+			if v := modelValue(arch, c.Model, name); name != PropOffsets && v != modelValue(arch, at, name) {
+				differ = append(differ, fmt.Sprintf("%s %s, not %s's %s", name, v, at.Name, modelValue(arch, at, name)))
+			}
+		}
+		c.Reason += "; the file decides " + strings.Join(differ, "; ")
 		c.Note = disagreement(mk, at, entry, exit, c.Model)
 	case mk != (Version{}) && at == nil:
 		c.Makefile = mk
