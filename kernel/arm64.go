@@ -98,13 +98,15 @@ var arm64Models = []*Model{
 func init() {
 	Models = append(Models, arm64Models...)
 	detectors["arm64"] = detectARM64
-	archProps["arm64"] = []string{PropGraph, PropPrepare, PropExit, PropArgs, PropCallOps, PropDirect, PropFPTest, PropOffsets}
-	exitOptions["arm64"] = map[trampolines.ExitABI]Config{
-		trampolines.ExitLegacy:  {},
-		trampolines.ExitRetRegs: arm64Retval,
-		trampolines.ExitFregs:   merge(arm64Retval, arm64Fregs),
+	archHooks["arm64"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropCallOps, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: arm64Retval,
+			trampolines.ExitFregs:   merge(arm64Retval, arm64Fregs),
+		},
+		fpTestWhy: "arm64 defines HAVE_FUNCTION_GRAPH_FP_TEST (arch/arm64/include/asm/ftrace.h, every era): return_to_handler's frame pointer must match the entry's",
 	}
-	fpTestWhy["arm64"] = "arm64 defines HAVE_FUNCTION_GRAPH_FP_TEST (arch/arm64/include/asm/ftrace.h, every era): return_to_handler's frame pointer must match the entry's"
 }
 
 var (

@@ -93,7 +93,7 @@ func TestMixedEras(t *testing.T) {
 						t.Errorf("%s = %q from %s (%s), want %q from the file", name, p.Value, p.From, p.Evidence, want)
 					}
 				}
-				for _, name := range archProps[c.arch] {
+				for _, name := range archHooks[c.arch].props {
 					if _, ok := got[name]; !ok {
 						t.Errorf("property %s missing", name)
 					}
@@ -118,7 +118,7 @@ func TestMixedEras(t *testing.T) {
 					return // an era: nothing composed
 				}
 			}
-			for k, v := range exitOptions[c.arch][tree.Model.ExitABI] {
+			for k, v := range archHooks[c.arch].exitOptions[tree.Model.ExitABI] {
 				if tree.Model.Config[k] != v {
 					t.Errorf("composed config lacks %s=%s", k, v)
 				}
@@ -185,7 +185,7 @@ func FuzzResolve(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c.Model == nil || c.Model.Arch != arch || c.Reason == "" || len(c.Properties) != len(archProps[arch]) {
+		if c.Model == nil || c.Model.Arch != arch || c.Reason == "" || len(c.Properties) != len(archHooks[arch].props) {
 			t.Fatalf("Resolve(%q) = %+v", arch, c)
 		}
 		lines := strings.Count(text, "\n") + 1

@@ -67,18 +67,22 @@ const (
 	fromArch     = "arch"
 )
 
-// archProps hold each arch's property names in print order (x86_64.go,
+// propHooks are an arch's facts about its properties (x86_64.go,
 // s390x.go, arm64.go).
-var archProps = map[string][]string{}
+type propHooks struct {
+	// props are the arch's property names in print order.
+	props []string
+	// exitOptions are the CONFIG options that come with an exit ABI
+	// (HAVE_FUNCTION_GRAPH_RETVAL, HAVE_FUNCTION_GRAPH_FREGS): a model
+	// composed of one era's entry and another's return_to_handler takes
+	// the entry era's options without these, and the exit era's.
+	exitOptions map[trampolines.ExitABI]Config
+	// fpTestWhy is the source of the arch's HAVE_FUNCTION_GRAPH_FP_TEST.
+	fpTestWhy string
+}
 
-// exitOptions hold each arch's CONFIG options that come with an exit ABI
-// (HAVE_FUNCTION_GRAPH_RETVAL, HAVE_FUNCTION_GRAPH_FREGS): a model
-// composed of one era's entry and another's return_to_handler takes the
-// entry era's options without these, and the exit era's.
-var exitOptions = map[string]map[trampolines.ExitABI]Config{}
-
-// fpTestWhy holds each arch's source of its HAVE_FUNCTION_GRAPH_FP_TEST.
-var fpTestWhy = map[string]string{}
+// archHooks hold each arch's propHooks.
+var archHooks = map[string]propHooks{}
 
 // Resolve finds the model of a trampoline file (name is how evidence
 // names it) from its text, property by property: the graph entry path
@@ -162,7 +166,7 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 	switch {
 	case at != nil && c.Model != at:
 		var differ []string
-		for _, name := range archProps[arch] {
+		for _, name := range archHooks[arch].props {
 			if v := modelValue(arch, c.Model, name); name != PropOffsets && v != modelValue(arch, at, name) {
 				differ = append(differ, fmt.Sprintf("%s %s, not %s's %s", name, v, at.Name, modelValue(arch, at, name)))
 			}
@@ -244,7 +248,7 @@ func compose(arch string, entry, exit *Model) *Model {
 			c.Config[k] = v
 		}
 	}
-	for k, v := range exitOptions[arch][exit.ExitABI] {
+	for k, v := range archHooks[arch].exitOptions[exit.ExitABI] {
 		c.Config[k] = v
 	}
 	c.Name = entry.Name + " entry, " + exit.Name + " exit"
@@ -259,7 +263,7 @@ func compose(arch string, entry, exit *Model) *Model {
 
 // exitOption reports whether a CONFIG option comes with an exit ABI.
 func exitOption(arch, opt string) bool {
-	for _, set := range exitOptions[arch] {
+	for _, set := range archHooks[arch].exitOptions {
 		if _, ok := set[opt]; ok {
 			return true
 		}
@@ -277,13 +281,13 @@ func sameModel(a, b *Model) bool {
 // one the file decides, otherwise (from) for the others.
 func properties(arch string, m *Model, ev Evidence, otherwise, from string) []Property {
 	var out []Property
-	for _, name := range archProps[arch] {
+	for _, name := range archHooks[arch].props {
 		p := Property{Name: name, Value: modelValue(arch, m, name)}
 		switch cited, ok := ev.Cited[name]; {
 		case name == PropOffsets:
 			p = offsetsProperty(ev)
 		case name == PropFPTest:
-			p.Evidence, p.From = fpTestWhy[arch], fromArch
+			p.Evidence, p.From = archHooks[arch].fpTestWhy, fromArch
 		case ok:
 			p.Evidence, p.From = cited, fromFile
 		case name == PropPrepare && m.Graph != trampolines.GraphViaCaller:

@@ -81,15 +81,17 @@ var Models = append(append([]*Model{}, x86Models...), s390Models...)
 
 func init() {
 	detectors["s390x"] = detectS390
-	archProps["s390x"] = []string{PropGraph, PropPrepare, PropExit, PropArgs, PropRegsCaller, PropDirect, PropFPTest, PropOffsets}
-	exitOptions["s390x"] = map[trampolines.ExitABI]Config{
-		trampolines.ExitLegacy:  {},
-		trampolines.ExitRetRegs: s390Retval,
-		trampolines.ExitFregs:   merge(s390Retval, s390Fregs),
+	archHooks["s390x"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropRegsCaller, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: s390Retval,
+			trampolines.ExitFregs:   merge(s390Retval, s390Fregs),
+		},
+		// arch/s390/include/asm/ftrace.h (v4.19-v6.19) defines no
+		// HAVE_FUNCTION_GRAPH_FP_TEST.
+		fpTestWhy: "s390x has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/s390/include/asm/ftrace.h, every era)",
 	}
-	// arch/s390/include/asm/ftrace.h (v4.19-v6.19) defines no
-	// HAVE_FUNCTION_GRAPH_FP_TEST.
-	fpTestWhy["s390x"] = "s390x has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/s390/include/asm/ftrace.h, every era)"
 }
 
 var (

@@ -66,15 +66,17 @@ var x86Models = []*Model{
 
 func init() {
 	detectors["x86_64"] = detectX86
-	archProps["x86_64"] = []string{PropGraph, PropPrepare, PropExit, PropArgs, PropDirect, PropFPTest, PropOffsets}
-	exitOptions["x86_64"] = map[trampolines.ExitABI]Config{
-		trampolines.ExitLegacy:  {},
-		trampolines.ExitRetRegs: x86Retval,
-		trampolines.ExitFregs:   merge(x86Retval, x86Fregs),
+	archHooks["x86_64"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: x86Retval,
+			trampolines.ExitFregs:   merge(x86Retval, x86Fregs),
+		},
+		// arch/x86/include/asm/ftrace.h (v4.19-v6.19) defines no
+		// HAVE_FUNCTION_GRAPH_FP_TEST.
+		fpTestWhy: "x86-64 has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/x86/include/asm/ftrace.h, every era)",
 	}
-	// arch/x86/include/asm/ftrace.h (v4.19-v6.19) defines no
-	// HAVE_FUNCTION_GRAPH_FP_TEST.
-	fpTestWhy["x86_64"] = "x86-64 has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/x86/include/asm/ftrace.h, every era)"
 }
 
 var (
