@@ -42,6 +42,7 @@ vet: deps
 test: deps fmt-check vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
+	@$(MAKE) --no-print-directory verify-trees
 
 # Every fuzz target of the module, FUZZTIME each.
 fuzz: deps
@@ -61,6 +62,14 @@ bench: deps
 .PHONY: docs
 docs: deps
 	$(GO) run ./cmd/trampemu gendocs docs
+
+# Debian's linux-source-6.1 and linux-source-6.12 (downloaded once into
+# .cache/trees/, only the trampoline files and the Makefile unpacked), each
+# checked with `trampemu check --tree` and no flags: every trampoline of
+# every modelled arch ok (scripts/verify-trees.sh).
+.PHONY: verify-trees
+verify-trees: build
+	@bash scripts/verify-trees.sh
 
 clean:
 	rm -rf bin out

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -104,7 +105,10 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	if m := cfg.Tramp.Model; m != nil {
-		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
+		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason, Properties: m.Properties, Note: m.Note}
+		if m.Makefile != (kernel.Version{}) {
+			res.Kernel.MakefileVersion = m.Makefile.String()
+		}
 	}
 	var irq trampolines.Role
 	if !cfg.NoInterrupts {

@@ -2,6 +2,8 @@ package check
 
 import (
 	"sort"
+
+	"trampemu/kernel"
 )
 
 // Kind is a finding's kind (the JSON "kind" field).
@@ -125,6 +127,13 @@ type Result struct {
 type Kernel struct {
 	Model  string `json:"model"`
 	Reason string `json:"reason"`
+	// Properties are what the model is made of, each with its evidence.
+	Properties []kernel.Property `json:"properties"`
+	// MakefileVersion is the tree's top Makefile version ("" outside a
+	// tree).
+	MakefileVersion string `json:"makefile_version,omitempty"`
+	// Note says how the file and the Makefile disagree.
+	Note string `json:"note,omitempty"`
 }
 
 // Errors counts the error-severity findings.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"trampemu/regs"
 )
@@ -14,6 +15,12 @@ import (
 // treeFiles holds each arch's trampoline file in a kernel tree
 // (x86_64.go, s390x.go).
 var treeFiles = map[string]string{}
+
+// otherTreeFiles are ftrace trampoline files of arches the tool has no
+// kernel models for: a tree that has one gets a note, not silence. riscv64:
+// arch/riscv/kernel/mcount-dyn.S (ftrace_caller, ftrace_regs_caller under
+// CONFIG_DYNAMIC_FTRACE, v5.x-v6.19) and mcount.S (return_to_handler).
+var otherTreeFiles = map[string]string{"riscv64": "arch/riscv/kernel/mcount-dyn.S"}
 
 // configArch holds the option that marks an arch's .config.
 var configArch = map[string]string{}
@@ -29,6 +36,9 @@ type Tree struct {
 	ConfigArch string
 	// Files maps an arch to its trampoline file's path relative to Dir.
 	Files map[string]string
+	// Unmodelled maps an arch the tool does not model (or does not run)
+	// to its trampoline file in the tree.
+	Unmodelled map[string]string
 }
 
 var makeVar = regexp.MustCompile(`(?m)^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$`)
@@ -46,7 +56,7 @@ func OpenTree(dir string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--tree %s: no top Makefile (%v): give the kernel source tree's top directory", dir, err)
 	}
-	t := &Tree{Dir: dir, Files: map[string]string{}}
+	t := &Tree{Dir: dir, Files: map[string]string{}, Unmodelled: map[string]string{}}
 	if t.Version, err = MakefileVersion(mk); err != nil {
 		return nil, fmt.Errorf("--tree %s: %w", dir, err)
 	}
@@ -61,14 +71,24 @@ func OpenTree(dir string) (*Tree, error) {
 		}
 	}
 	for arch, rel := range treeFiles {
+		if err := treeFile(dir, rel); err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			continue
+		}
 		if _, err := regs.ArchByName(arch); err != nil {
-			continue // an arch the tool has models for but does not run yet
+			t.Unmodelled[arch] = rel // an arch the tool has models for but does not run yet
+			continue
+		}
+		t.Files[arch] = rel
+	}
+	for arch, rel := range otherTreeFiles {
+		if _, modelled := treeFiles[arch]; modelled {
+			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
-			if err := treeFile(dir, rel); err != nil {
-				return nil, err
-			}
-			t.Files[arch] = rel
+			t.Unmodelled[arch] = rel
 		}
 	}
 	if len(t.Files) == 0 {
@@ -108,6 +128,21 @@ func (t *Tree) Arches() []string {
 	var out []string
 	for a := range t.Files {
 		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Notes say which trampoline files of the tree are not checked: those of
+// arches the tool does not model, sorted.
+func (t *Tree) Notes() []string {
+	var names []string
+	for _, a := range regs.Arches {
+		names = append(names, a.Name)
+	}
+	var out []string
+	for arch, rel := range t.Unmodelled {
+		out = append(out, fmt.Sprintf("%s: not checked: the tool has no %s kernel models (it models %s)", rel, arch, strings.Join(names, ", ")))
 	}
 	sort.Strings(out)
 	return out

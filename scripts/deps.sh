@@ -6,6 +6,7 @@
 #   pkg-config, valgrind,
 #   cpp, patch and git (GNU patch / git apply, for check --patch),
 #   util-linux (prlimit: the resource limits of every toolchain program run).
+#   xz-utils (make verify-trees unpacks Debian's linux-source tarballs).
 # Does nothing when everything is already there.
 set -euo pipefail
 
@@ -20,6 +21,7 @@ have_cmd cpp || need_pkgs+=(cpp)
 have_cmd patch || need_pkgs+=(patch)
 have_cmd git || need_pkgs+=(git)
 have_cmd prlimit || need_pkgs+=(util-linux)
+have_cmd xz || need_pkgs+=(xz-utils) # make verify-trees: the linux-source tarballs
 
 unicorn_ok() {
 	have_cmd pkg-config && pkg-config --exists unicorn &&

@@ -51,6 +51,15 @@ var kernelFiles = []kernelFile{
 	{regs.ARM64, "arm64_v6.2.S", "v6.2", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.13.S", "v6.5-v6.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	// Mixed eras, as stable trees backport them (Debian's 6.12.117 s390x
+	// mcount.S is s390x_mixed_old_graph.S's shape): the model is composed
+	// of the file's properties and every trampoline passes.
+	{regs.X86_64, "x86_64_mixed_old_graph.S", "v5.11-v5.15 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.X86_64, "x86_64_mixed_new_entry.S", "v5.16-v6.4", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_mixed_old_graph.S", "v6.5-v6.12 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_mixed_new_entry.S", "v6.14+ entry, v5.14-v6.4 exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_mixed_old_graph.S", "v5.5-v5.19 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_mixed_new_entry.S", "v6.2 entry, v6.5-v6.13 exit", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	// No vacuous pass: the graph path never calls prepare_ftrace_return, so
 	// the entry checks say so and return_to_handler never runs.
 	{regs.X86_64, "x86_64_graph_unwired.S", "v4.19-v5.10", map[string][]check.Kind{"ftrace_caller": {check.Control},
@@ -169,6 +178,7 @@ func TestKernelFileOptions(t *testing.T) {
 			[]string{"-D \"bad name\""}},
 		{regs.X86_64, "x86_64_no_model.S", harness.FileOptions{}, []string{"fits no x86_64 kernel model", "v6.14+", "v4.19-v5.10", "--kernel"}},
 		{regs.S390X, "s390x_no_model.S", harness.FileOptions{}, []string{"fits no s390x kernel model", "v6.14+", "v4.19-v5.1", "v5.2-v5.13"}},
+		{regs.ARM64, "arm64_no_model.S", harness.FileOptions{}, []string{"fits no arm64 kernel model", "v6.14+", "v5.5-v5.19", "--kernel"}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.file, func(t *testing.T) {

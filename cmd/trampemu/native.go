@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
@@ -229,8 +230,10 @@ func fileSpec(pick *pickFlags, t harness.Tramp) native.Spec {
 		return native.Spec{Variant: t.Name}
 	}
 	ff := pick.kern.flags()
-	if ff.Kernel == "" && t.Model != nil {
-		ff.Kernel = t.Model.Model.From.String()
+	if ff.Kernel == "" && t.Model != nil && t.Model.Makefile != (kernel.Version{}) {
+		// The child judges the file as this process did: from its text,
+		// in the tree's version.
+		ff.Makefile = t.Model.Makefile.String()
 	}
 	if ff.Config == "" && pick.opened != nil && pick.opened.ConfigFor(native.Arch.Name) != nil {
 		ff.Config = filepath.Join(pick.opened.Dir, ".config")

@@ -101,7 +101,8 @@ func (p *pickFlags) openTree() (*kernel.Tree, error) {
 }
 
 // archNames resolves --arch; with --tree and no --arch, every arch the
-// tree has a trampoline file for.
+// tree has a trampoline file for (a note names the files of arches the
+// tool does not model).
 func (p *pickFlags) archNames(arch string) ([]*regs.Arch, error) {
 	if *p.tree == "" || arch != "" {
 		a, err := archOf(arch)
@@ -114,6 +115,7 @@ func (p *pickFlags) archNames(arch string) ([]*regs.Arch, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.notes = append(p.notes, t.Notes()...)
 	var out []*regs.Arch
 	for _, n := range t.Arches() {
 		a, err := archOf(n)
@@ -137,11 +139,7 @@ func (p *pickFlags) treeTramps(a *regs.Arch, t *kernel.Tree) ([]harness.Tramp, e
 		return nil, err
 	}
 	if o.Kernel == nil {
-		c, err := kernel.Choose(a.Name, t.Version, "the tree's Makefile says")
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("--tree %s: %v", t.Dir, err)}
-		}
-		o.Kernel = &c
+		o.Makefile = t.Version
 	}
 	if o.Config == nil {
 		o.Config = t.ConfigFor(a.Name)
@@ -224,10 +222,12 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		if role == "" {
 			p.notes = append(p.notes, missingNotes(f)...)
 		}
+		p.addNote(f)
 		return ts, nil
 	}
 	for _, t := range f.Tramps {
 		if t.Trampoline() == *p.role {
+			p.addNote(f)
 			return []harness.Tramp{t}, nil
 		}
 	}
@@ -236,6 +236,13 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		have = append(have, t.Trampoline())
 	}
 	return nil, usagef("--role %q: want entry or exit, or one of the trampolines %s defines with these options: %v", *p.role, file, have)
+}
+
+// addNote notes where a tree's file and its Makefile's version disagree.
+func (p *pickFlags) addNote(f *harness.File) {
+	if f.Choice.Note != "" {
+		p.notes = append(p.notes, f.Name+": "+f.Choice.Note)
+	}
 }
 
 // partner resolves --pair for t: the named variant of the other role, or
@@ -272,6 +279,9 @@ func modelLines(w io.Writer, tramps []harness.Tramp) {
 		seen[t.Model] = true
 		file, _, _ := strings.Cut(t.Name, ":")
 		fmt.Fprintf(w, "%s: kernel model %s, %s\n", file, t.Model.Model.Name, t.Model.Reason)
+		for _, pr := range t.Model.Properties {
+			fmt.Fprintf(w, "  %-21s %-28s %s: %s\n", pr.Name, pr.Value, pr.From, pr.Evidence)
+		}
 	}
 	if len(seen) > 0 {
 		fmt.Fprintln(w)
