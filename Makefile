@@ -8,7 +8,7 @@ export PATH := $(PATH):/usr/local/go/bin
 FUZZTIME ?= 200000x
 BIN      := bin/trampemu
 
-.PHONY: all deps build test vet fmt-check fuzz report mutate bench clean
+.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability clean
 
 all: build
 
@@ -54,6 +54,15 @@ bench: deps
 	@mkdir -p out
 	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native > out/bench.txt; \
 	status=$$?; cat out/bench.txt; exit $$status
+
+# The rerun experiment of the native numbers (docs/stability.md): the report's native run made
+# STABILITY_RUNS times (STABILITY_BUDGET each), into out/stability.json and out/stability.md. Minutes.
+STABILITY_RUNS ?= 20
+STABILITY_BUDGET ?= 20s
+bench-stability: deps
+	@mkdir -p out
+	$(GO) test -tags stability -run XXX -bench Stability -benchtime 1x -timeout 120m ./native \
+		-args -stability.runs $(STABILITY_RUNS) -stability.budget $(STABILITY_BUDGET) -stability.out $(CURDIR)/out
 
 clean:
 	rm -rf bin out

@@ -44,7 +44,7 @@ func TestHeadline(t *testing.T) {
 			{Entry: "ftrace_caller", Exit: "rth-merged", Mode: native.Off, MedianNs: 2},
 			{Entry: "ftrace_caller", Exit: "rth-merged", Mode: native.Graph, MedianNs: 22},
 		},
-		Compare: []native.Comparison{{A: native.BasePairing, B: full, Mode: native.Graph, DiffNs: 0.6, CI95: native.Interval{0.5, 0.7}, P: 0.001, Significant: true}},
+		Compare: []native.Comparison{{A: native.BasePairing, B: full, Mode: native.Graph, DiffNs: 0.6, CI95: native.Interval{0.5, 0.7}, P: 0.001, MinP: 0.002, N: 10, BlockRange: native.Interval{0.4, 0.8}, Significant: true}},
 	}
 	cost := map[string]native.EmulatedCost{"rth-merged": {13, 6, 48}, "rth-full-fregs": {20, 12, 96}}
 	hs := native.Headline(st, []native.Effect{{Label: "full", A: native.BasePairing, B: full}, {Label: "absent", A: native.BasePairing, B: "x+y"}}, cost)
@@ -55,7 +55,7 @@ func TestHeadline(t *testing.T) {
 	if err := native.WriteHeadline(&b, hs); err != nil {
 		t.Fatal(err)
 	}
-	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored (different, p = 0.001)\n"
+	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored (different, p = 0.001, Wilcoxon signed-rank over 10 blocks, smallest attainable p 0.002; the 10 blocks of the run ranged +0.40 to +0.80)\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
