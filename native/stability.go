@@ -1,6 +1,8 @@
 package native
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -121,6 +123,23 @@ func Evaluate(all []*Stats) *Stability {
 		s.Compare = append(s.Compare, r)
 	}
 	return s
+}
+
+// ReadStability reads the rerun experiment's JSON (make bench-stability
+// writes out/stability.json); nil and no error when there is none.
+func ReadStability(path string) (*Stability, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s Stability
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: not the JSON of make bench-stability (%v): run it again or remove the file", path, err)
+	}
+	return &s, nil
 }
 
 // Spread returns the comparison of b with a in mode m.

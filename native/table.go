@@ -103,6 +103,13 @@ type HeadlineRow struct {
 	N           int      `json:"n"`
 	Significant bool     `json:"significant"`
 	Negligible  bool     `json:"negligible"`
+	// ShiftRange is the comparison's range over the layout shifts
+	// (Comparison.ShiftRange).
+	ShiftRange Interval `json:"shift_range"`
+	// Reruns is the between-run spread of the same effect in the rerun
+	// experiment (make bench-stability), when one was read
+	// (AttachReruns); nil otherwise.
+	Reruns *Reruns `json:"reruns,omitempty"`
 	// GraphCostNs is the graph cost (median graph minus median off) of
 	// pairing Of (A, or the kernel pairing an experiment isolates a part
 	// of); Percent is DiffNs as a share of it.
@@ -126,7 +133,7 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 			continue
 		}
 		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, BlockRange: c.BlockRange, Test: c.Test, P: c.P, MinP: c.MinP, N: c.N,
-			Significant: c.Significant, Negligible: c.Negligible}
+			Significant: c.Significant, Negligible: c.Negligible, ShiftRange: c.ShiftRange}
 		of := e.Of
 		if of == "" {
 			of = e.A
@@ -150,6 +157,30 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 		out = append(out, h)
 	}
 	return out
+}
+
+// Reruns is one effect's between-run spread in the rerun experiment.
+type Reruns struct {
+	Runs    int     `json:"runs"`
+	Machine string  `json:"machine"`
+	Date    string  `json:"date"`
+	Median  float64 `json:"median"`
+	SD      float64 `json:"sd"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	// Covered: the runs whose interval contained the median of the
+	// others'.
+	Covered int `json:"covered"`
+}
+
+// AttachReruns adds the rerun experiment's spread (s may be nil) to the
+// headline rows of the same effect in graph mode.
+func AttachReruns(hs []HeadlineRow, s *Stability) {
+	for i, h := range hs {
+		if r, ok := s.Spread(h.A, h.B, Graph); ok {
+			hs[i].Reruns = &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered}
+		}
+	}
 }
 
 func exitOf(pairing string) string {
@@ -231,7 +262,15 @@ func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
 			fmt.Fprintf(&b, "; exactly %+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
 		}
 		fmt.Fprintf(&b, " (%s, p = %.2g, %s", Verdict(h.Significant, h.Negligible), h.P, pNote(h.N, h.MinP))
-		fmt.Fprintf(&b, "; the %d blocks of the run ranged %+.2f to %+.2f)\n", h.N, h.BlockRange[0], h.BlockRange[1])
+		fmt.Fprintf(&b, "; the %d blocks of the run ranged %+.2f to %+.2f", h.N, h.BlockRange[0], h.BlockRange[1])
+		if !math.IsNaN(h.ShiftRange[0]) && h.ShiftRange != (Interval{}) {
+			fmt.Fprintf(&b, ", the layout shifts %+.2f to %+.2f", h.ShiftRange[0], h.ShiftRange[1])
+		}
+		if r := h.Reruns; r != nil {
+			fmt.Fprintf(&b, "; between %d reruns (%s, %s): median %+.2f, SD %.2f, range %+.2f to %+.2f)\n", r.Runs, r.Machine, r.Date, r.Median, r.SD, r.Min, r.Max)
+		} else {
+			b.WriteString("; between-run spread not measured: make bench-stability)\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

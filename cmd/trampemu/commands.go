@@ -446,8 +446,11 @@ type fullReport struct {
 	NativeCompare  []native.Comparison  `json:"native_compare,omitempty"`
 	NativeRun      *native.RunInfo      `json:"native_run,omitempty"`
 	NativeHeadline []native.HeadlineRow `json:"native_headline,omitempty"`
-	NativeNote     string               `json:"native_note,omitempty"`
-	nativeStats    *native.Stats
+	// NativeStability is the rerun experiment read from the output
+	// folder's stability.json (make bench-stability), when there is one.
+	NativeStability *native.Stability `json:"native_stability,omitempty"`
+	NativeNote      string            `json:"native_note,omitempty"`
+	nativeStats     *native.Stats
 	// Exactness proves every variant's cost (report_extra.go); Emulation
 	// is the emulator's speed per arch against raw Unicorn; Charts the
 	// charts written next to report.md.
@@ -502,6 +505,9 @@ func cmdReport(args []string, w io.Writer) error {
 	if *out != "" {
 		if rep.Mutation, rep.MutationNote, err = readMutation(filepath.Join(*out, "mutate.json")); err != nil {
 			return err
+		}
+		if rep.NativeStability, err = native.ReadStability(filepath.Join(*out, "stability.json")); err != nil {
+			return usagef("%v", err)
 		}
 	}
 	nv := 0
