@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 
 	"trampemu/harness"
@@ -19,6 +20,15 @@ func TestEmulationAgainstRawUnicorn(t *testing.T) {
 			}
 			if em.InsnsPerCall == 0 || em.RawNs.Median <= 0 || em.FunctionNs.Median <= 0 || em.RawUnicornRatio <= 0 {
 				t.Fatalf("nothing measured: %+v", em)
+			}
+			// The ratio is the median of the rounds', within their range;
+			// a call's PC trace is as long as the counter's instructions
+			// per call.
+			if r := em.RatioSpread; r.Median != em.RawUnicornRatio || r.Min > r.Median || r.Max < r.Median || em.StreamCalls != 16 {
+				t.Errorf("ratio %v, spread %+v, %d calls compared", em.RawUnicornRatio, r, em.StreamCalls)
+			}
+			if float64(em.PCTrace.Count) != em.InsnsPerCall {
+				t.Errorf("a call's PC trace has %d instructions, the counter %v per call", em.PCTrace.Count, em.InsnsPerCall)
 			}
 		})
 	}
@@ -64,10 +74,10 @@ func TestSameStreamCatchesADifferentStream(t *testing.T) {
 				}
 				return h
 			}
-			if _, err := sameStream(start("function-graph", false), start("function", true), 4); err == nil {
-				t.Error("a graph call passed as the raw function-tracer call's stream")
+			if _, _, err := sameStream(start("function-graph", false), start("function", true), 4); err == nil || !strings.Contains(err.Error(), "PC trace") {
+				t.Errorf("a graph call passed as the raw function-tracer call's stream: %v", err)
 			}
-			if _, err := sameStream(start("function", false), start("function", true), 4); err != nil {
+			if _, tr, err := sameStream(start("function", false), start("function", true), 4); err != nil || tr.Count == 0 {
 				t.Error(err)
 			}
 		})
