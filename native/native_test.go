@@ -2,11 +2,13 @@ package native_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 
 	"trampemu/native"
 	"trampemu/trampolines"
@@ -119,16 +121,28 @@ func TestCompare(t *testing.T) {
 	// benchstat's reader (golang.org/x/perf/benchfmt) takes every line.
 	rd := benchfmt.NewReader(strings.NewReader(b.String()), "bench.txt")
 	results := 0
+	var baseGraph []float64
 	for rd.Scan() {
 		switch r := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
 			t.Errorf("benchfmt: %v", r)
 		case *benchfmt.Result:
-			if v, ok := r.Value("sec/op"); !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
+			v, ok := r.Value("sec/op")
+			if !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
 				t.Errorf("benchfmt result %s: %d iterations, %v s/op", r.Name, r.Iters, v)
+			}
+			if string(r.Name) == "Native/entry=ftrace_caller/exit=rth-merged/mode=graph" {
+				baseGraph = append(baseGraph, v*1e9)
 			}
 			results++
 		}
+	}
+	// benchstat's summary of those lines (benchmath's median interval)
+	// is the run's own row, to the bench lines' three decimals.
+	row, _ := st.Row(base, native.Graph)
+	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(baseGraph, &benchmath.DefaultThresholds), 0.95)
+	if math.Abs(sum.Center-row.MedianNs) > 0.001 || math.Abs(sum.Lo-row.CI95[0]) > 0.001 || math.Abs(sum.Hi-row.CI95[1]) > 0.001 {
+		t.Errorf("benchstat's view %.3f [%.3f, %.3f], the run's %.3f %v", sum.Center, sum.Lo, sum.Hi, row.MedianNs, row.CI95)
 	}
 	if results != 2*3*6 {
 		t.Errorf("benchfmt read %d results, want %d", results, 2*3*6)

@@ -153,6 +153,9 @@ func (c Comparison) HalfWidth() float64 { return (c.CI95[1] - c.CI95[0]) / 2 }
 
 // RunInfo says how a run went.
 type RunInfo struct {
+	// Machine and Date (UTC) say where and when the run was made.
+	Machine        string  `json:"machine"`
+	Date           string  `json:"date"`
 	CPU            int     `json:"cpu"`
 	Generations    int     `json:"generations"`
 	Blocks         int     `json:"blocks"`
@@ -318,7 +321,7 @@ func Run(cfg Config) (*Stats, error) {
 			break
 		}
 	}
-	st.Info = RunInfo{CPU: cpu, Generations: len(st.raw), Blocks: len(st.blockOf()), Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
+	st.Info = RunInfo{Machine: Machine(), Date: start.UTC().Format("2006-01-02 15:04 UTC"), CPU: cpu, Generations: len(st.raw), Blocks: len(st.blockOf()), Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
 	for i, j := range cfg.Jobs {
 		for m, mode := range Modes {
 			bv := st.blockValues(st.medians(i, m))

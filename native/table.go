@@ -235,7 +235,7 @@ func Verdict(significant, negligible bool) string {
 // is marked.
 func WriteCompare(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | blocks: range (n) | p (Wilcoxon signed-rank, paired; smallest attainable) | verdict (" + VerdictRule + ") |\n")
+	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | blocks: range (n non-zero) | p (Wilcoxon signed-rank, paired; smallest attainable) | verdict (" + VerdictRule + ") |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|---|\n")
 	for _, c := range st.Compare {
 		verdict := Verdict(c.Significant, c.Negligible)
@@ -296,9 +296,18 @@ func WriteInfo(w io.Writer, st *Stats) error {
 	if in.MaxHalfWidthNs != nil {
 		widest = fmt.Sprintf("±%.2f ns", *in.MaxHalfWidthNs)
 	}
-	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. Each generation gives its median per pairing and mode (and per comparison its median per-round difference); the generations are grouped by start time into %d blocks spread over the whole run, each block's value the median of its generations', so that the machine's drift during the run is variation between blocks; golang.org/x/perf/benchmath gives the median over the blocks with its distribution-free 95%% interval, and the Wilcoxon signed-rank test of the block differences the p; widest interval %s (target ±%.2g ns: %s).\n",
-		in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, in.Blocks, widest, in.TargetNs, reached)
+	_, err := fmt.Fprintf(w, "Run on %s, %s. Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. Each generation gives its median per pairing and mode (and per comparison its median per-round difference); the generations are grouped by start time into %d blocks spread over the whole run, each block's value the median of its generations', so that the machine's drift during the run is variation between blocks; functions are aligned to %d bytes as the kernel aligns them, and the generations place the entry and the exit trampolines at the offsets %v of a 64-byte line in turn (the layout shifts); golang.org/x/perf/benchmath gives the median over the blocks with its distribution-free 95%% interval, and the Wilcoxon signed-rank test of the block differences the p; widest interval %s (target ±%.2g ns: %s).\n",
+		in.Machine, in.Date, in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, in.Blocks, in.FunctionAlign, shiftsOf(in.LayoutShifts), widest, in.TargetNs, reached)
 	return err
+}
+
+// shiftsOf lists the exit offsets of the layouts.
+func shiftsOf(ls []LayoutShift) []int {
+	var out []int
+	for _, l := range ls {
+		out = append(out, l.Exit)
+	}
+	return out
 }
 
 // WriteBench prints one Go benchmark line per block per pairing and mode
