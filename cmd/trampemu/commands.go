@@ -642,20 +642,25 @@ func checkTree(dir string, as []*regs.Arch, calls int) ([]check.Result, []harnes
 
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	rt, _ := emu.UnicornVersion()
+	var answers strings.Builder
+	if err := report.Answers(&answers, report.AnswerInputs{Headline: rep.NativeHeadline, NativeNote: rep.NativeNote, Scenarios: rep.Scenarios, Shadow: rep.ShadowStack}); err != nil {
+		return err
+	}
 	notes := []string{
+		strings.TrimRight(answers.String(), "\n") + "\n",
 		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters, proven below against a per-instruction count; the emulator's speed is given per arch, with its spread, under \"Emulator speed against raw Unicorn\".", Version, rt),
 		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, calls),
 	}
 	if err := report.Markdown(w, "trampemu report", rep.Variants, notes); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "## fgraph and fprobe scenarios (merged header, through the current trampolines)")
+	fmt.Fprintln(w, "## "+report.HeadingScenarios)
 	fmt.Fprintln(w)
 	if err := report.ScenarioTable(w, rep.Scenarios); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Shadow-stack cost per traced call (`add`) and traced depth (`chain`, 131 levels)")
+	fmt.Fprintln(w, "## "+report.HeadingShadowStack)
 	fmt.Fprintln(w)
 	if err := scenarios.WriteMeasureTable(w, rep.ShadowStack); err != nil {
 		return err

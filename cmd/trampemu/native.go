@@ -202,7 +202,7 @@ func writeNativeSection(w io.Writer, rep fullReport) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Headline: what return_to_handler costs per traced return (graph user, under ftrace_caller, B minus rth-merged)")
+	fmt.Fprintln(w, "### "+report.HeadingNativeHeadline)
 	fmt.Fprintln(w)
 	if err := native.WriteHeadline(w, rep.NativeHeadline); err != nil {
 		return err

@@ -92,3 +92,22 @@ func TestReportChartsListNative(t *testing.T) {
 		}
 	}
 }
+
+// report.md opens with the answers, before the per-variant tables, and
+// the headings the answers link to are the ones it writes.
+func TestReportOpensWithAnswers(t *testing.T) {
+	rep := fullReport{NativeNote: "--native 0"}
+	var md bytes.Buffer
+	if err := markdownReport(&md, rep, 1); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	if !strings.HasPrefix(s, "# trampemu report\n\n## Answers\n\n**What do the return_to_handler save sets cost?** Not measured here (--native 0).") {
+		t.Errorf("report.md does not open with the answers:\n%s", s[:min(len(s), 400)])
+	}
+	for _, h := range []string{"## " + report.HeadingScenarios, "## " + report.HeadingShadowStack} {
+		if !strings.Contains(s, "\n"+h+"\n") {
+			t.Errorf("report.md lacks the heading %q the answers link to", h)
+		}
+	}
+}
