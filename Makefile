@@ -8,7 +8,7 @@ export PATH := $(PATH):/usr/local/go/bin
 FUZZTIME ?= 200000x
 BIN      := bin/trampemu
 
-.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability clean
+.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability readme clean
 
 all: build
 
@@ -63,6 +63,12 @@ bench-stability: deps
 	@mkdir -p out
 	$(GO) test -tags stability -run XXX -bench Stability -benchtime 1x -timeout 120m ./native \
 		-args -stability.runs $(STABILITY_RUNS) -stability.budget $(STABILITY_BUDGET) -stability.out $(CURDIR)/out
+
+# The numbers README.md and docs/*.md quote, from the last `make report`: docs/numbers.json (with the
+# machine and date of the run) and every <!-- trampemu:NAME --> block (report.Blocks); report's
+# TestDocsQuoteTheirReport fails when a block differs from docs/numbers.json.
+readme:
+	$(GO) run ./cmd/readme out/report.json docs/numbers.json README.md docs/*.md
 
 clean:
 	rm -rf bin out

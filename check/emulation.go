@@ -48,6 +48,10 @@ type Emulation struct {
 	// median with the smallest and largest round's.
 	RawUnicornRatio float64 `json:"raw_unicorn_ratio"`
 	RatioSpread     Spread  `json:"raw_unicorn_ratio_spread"`
+	// RatioIQR is the rounds' ratios' interquartile range [25th, 75th
+	// percentile]: on a loaded machine a preempted sample makes the range
+	// wide, the quartiles show where most rounds lie.
+	RatioIQR [2]float64 `json:"raw_unicorn_ratio_iqr"`
 	// StreamCalls is the number of calls whose PC traces were compared,
 	// PCTrace the first call's (the same on both machines).
 	StreamCalls int         `json:"stream_calls"`
@@ -87,6 +91,22 @@ func spreadOf(xs []float64) Spread {
 		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// quantile is the q-quantile of xs, linearly interpolated between the
+// order statistics (0 for no values).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
 // MeasureEmulation times the arch's current pairing: repeats rounds, each
@@ -198,6 +218,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
 	em.RatioSpread = spreadOf(ratios)
 	em.RawUnicornRatio = em.RatioSpread.Median
+	em.RatioIQR = [2]float64{quantile(ratios, 0.25), quantile(ratios, 0.75)}
 	return em, nil
 }
 

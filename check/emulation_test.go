@@ -24,13 +24,25 @@ func TestEmulationAgainstRawUnicorn(t *testing.T) {
 			// The ratio is the median of the rounds', within their range;
 			// a call's PC trace is as long as the counter's instructions
 			// per call.
-			if r := em.RatioSpread; r.Median != em.RawUnicornRatio || r.Min > r.Median || r.Max < r.Median || em.StreamCalls != 16 {
+			if r := em.RatioSpread; r.Median != em.RawUnicornRatio || r.Min > em.RatioIQR[0] || em.RatioIQR[0] > r.Median || r.Median > em.RatioIQR[1] || em.RatioIQR[1] > r.Max || em.StreamCalls != 16 {
 				t.Errorf("ratio %v, spread %+v, %d calls compared", em.RawUnicornRatio, r, em.StreamCalls)
 			}
 			if float64(em.PCTrace.Count) != em.InsnsPerCall {
 				t.Errorf("a call's PC trace has %d instructions, the counter %v per call", em.PCTrace.Count, em.InsnsPerCall)
 			}
 		})
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.25, 2}, {0.5, 3}, {0.75, 4}, {1, 5}, {0.125, 1.5}} {
+		if got := quantile(xs, c.q); got != c.want {
+			t.Errorf("quantile %v of %v = %v, want %v", c.q, xs, got, c.want)
+		}
+	}
+	if quantile(nil, 0.5) != 0 {
+		t.Error("no values")
 	}
 }
 

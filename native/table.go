@@ -169,8 +169,10 @@ type Reruns struct {
 	Min     float64 `json:"min"`
 	Max     float64 `json:"max"`
 	// Covered: the runs whose interval contained the median of the
-	// others'.
-	Covered int `json:"covered"`
+	// others'; Significant: the runs that called it significant (a
+	// conclusion that flips between runs shows here).
+	Covered     int `json:"covered"`
+	Significant int `json:"significant"`
 }
 
 // AttachReruns adds the rerun experiment's spread (s may be nil) to the
@@ -178,7 +180,7 @@ type Reruns struct {
 func AttachReruns(hs []HeadlineRow, s *Stability) {
 	for i, h := range hs {
 		if r, ok := s.Spread(h.A, h.B, Graph); ok {
-			hs[i].Reruns = &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered}
+			hs[i].Reruns = &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered, Significant: r.Significant}
 		}
 	}
 }
@@ -267,7 +269,7 @@ func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
 			fmt.Fprintf(&b, ", the layout shifts %+.2f to %+.2f", h.ShiftRange[0], h.ShiftRange[1])
 		}
 		if r := h.Reruns; r != nil {
-			fmt.Fprintf(&b, "; between %d reruns (%s, %s): median %+.2f, SD %.2f, range %+.2f to %+.2f)\n", r.Runs, r.Machine, r.Date, r.Median, r.SD, r.Min, r.Max)
+			fmt.Fprintf(&b, "; between %d reruns (%s, %s): median %+.2f, SD %.2f, range %+.2f to %+.2f, significant in %d)\n", r.Runs, r.Machine, r.Date, r.Median, r.SD, r.Min, r.Max, r.Significant)
 		} else {
 			b.WriteString("; between-run spread not measured: make bench-stability)\n")
 		}

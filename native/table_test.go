@@ -82,7 +82,7 @@ func TestHeadline(t *testing.T) {
 	if err := native.WriteHeadline(&b, hs); err != nil {
 		t.Fatal(err)
 	}
-	if want := "; between 3 reruns (" + s.Machine + ", " + s.Date + "): median +0.35, SD 0.10, range +0.30 to +0.50)\n"; !strings.HasSuffix(b.String(), want) {
+	if want := "; between 3 reruns (" + s.Machine + ", " + s.Date + "): median +0.35, SD 0.10, range +0.30 to +0.50, significant in 3)\n"; !strings.HasSuffix(b.String(), want) {
 		t.Errorf("got %q, want the suffix %q", b.String(), want)
 	}
 }

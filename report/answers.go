@@ -72,7 +72,7 @@ func Answers(w io.Writer, in AnswerInputs) error {
 				fmt.Fprintf(&b, ", layout shifts %+.2f to %+.2f", h.ShiftRange[0], h.ShiftRange[1])
 			}
 			if r := h.Reruns; r != nil {
-				fmt.Fprintf(&b, ", %d reruns %+.2f to %+.2f, SD %.2f", r.Runs, r.Min, r.Max, r.SD)
+				fmt.Fprintf(&b, ", %d reruns %+.2f to %+.2f, SD %.2f, significant in %d", r.Runs, r.Min, r.Max, r.SD, r.Significant)
 			}
 			b.WriteString(")")
 		}

@@ -27,7 +27,7 @@ func TestAnswers(t *testing.T) {
 	}
 	hs := []native.HeadlineRow{
 		{Label: "rth-full-fregs (rejected v7)", DiffNs: 0.33, CI95: native.Interval{0.2, 0.5}, Significant: true, ShiftRange: native.Interval{0.29, 0.58},
-			Reruns: &native.Reruns{Runs: 20, Min: 0.17, Max: 0.68, SD: 0.11}},
+			Reruns: &native.Reruns{Runs: 20, Min: 0.17, Max: 0.68, SD: 0.11, Significant: 11}},
 		{Label: "experiment: the return sequence", DiffNs: 10},
 	}
 	var b strings.Builder
@@ -37,7 +37,7 @@ func TestAnswers(t *testing.T) {
 	s := b.String()
 	for _, want := range []string{
 		"## Answers\n\n",
-		"rth-full-fregs minus rth-merged +0.33 ns [+0.20, +0.50] per traced return (different, layout shifts +0.29 to +0.58, 20 reruns +0.17 to +0.68, SD 0.11).",
+		"rth-full-fregs minus rth-merged +0.33 ns [+0.20, +0.50] per traced return (different, layout shifts +0.29 to +0.58, 20 reruns +0.17 to +0.68, SD 0.11, significant in 11).",
 		"(#headline-what-return_to_handler-costs-per-traced-return-graph-user-under-ftrace_caller-b-minus-rth-merged)",
 		"an fprobe with an exit handler (on fgraph) (fprobe) x86_64 4, s390x 5, arm64 6;",
 		"12 of 12 scenario runs",
