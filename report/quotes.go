@@ -38,6 +38,9 @@ type Quoted struct {
 	Exits []QuotedCost `json:"x86_64_exits"`
 	// Emulation is each arch's emulator ratio against raw Unicorn.
 	Emulation []QuotedRatio `json:"emulation"`
+	// Stability is the rerun experiment the report read (make
+	// bench-stability), nil without one.
+	Stability *native.Stability `json:"stability,omitempty"`
 }
 
 // QuotedCost is one variant's exact cost.
@@ -76,6 +79,7 @@ func QuoteReport(data []byte, source string) (*Quoted, error) {
 	}
 	q := &Quoted{Source: source, Machine: rep.NativeRun.Machine, Date: rep.NativeRun.Date, Headline: rep.Headline}
 	native.AttachReruns(q.Headline, rep.Stability) // the rerun experiment the report read, as the headline quotes it
+	q.Stability = rep.Stability
 	for _, s := range rep.Variants {
 		if s.Arch == "x86_64" && s.Role == "exit" {
 			q.Exits = append(q.Exits, QuotedCost{Variant: s.Variant, Model: s.Model, Instructions: s.Metrics.Instructions, Stores: s.Metrics.Stores, StoreBytes: s.Metrics.StoreBytes})
@@ -125,6 +129,29 @@ var Blocks = map[string]func(q *Quoted) string{
 		b.WriteString("| x86-64 `return_to_handler` | models | insns | stores | bytes stored |\n|---|---|--:|--:|--:|\n")
 		for _, c := range q.Exits {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Variant, c.Model, num(c.Instructions), num(c.Stores), num(c.StoreBytes))
+		}
+		return b.String()
+	},
+	"stability": func(q *Quoted) string {
+		s := q.Stability
+		if s == nil {
+			return "No rerun experiment in the report (make bench-stability, then make report).\n"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make bench-stability` (%d reruns of %.0f s) on %s, %s, as %s quotes it. A/A control passed in %d of %d.\n\n", s.Runs, s.BudgetS, s.Machine, s.Date, q.Source, s.AAPasses, s.Runs)
+		b.WriteString("| B minus A (graph user) | median of runs | between-run SD | range | median half-width | covers the others' median | significant |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		covered, total := 0, 0
+		for _, r := range s.Compare {
+			if r.Mode != native.Graph {
+				continue
+			}
+			if r.A != r.B {
+				covered, total = covered+r.Covered, total+len(r.DiffNs)
+			}
+			fmt.Fprintf(&b, "| %s minus %s | %+.3f | %.3f | %+.3f to %+.3f | %.3f | %d of %d | %d of %d |\n", r.B, r.A, r.Median, r.SD, r.Min, r.Max, r.MedianHalfWidth, r.Covered, len(r.DiffNs), r.Significant, len(r.DiffNs))
+		}
+		if total > 0 {
+			fmt.Fprintf(&b, "\nThe intervals of the comparisons covered the other runs' median in %d of %d (%.1f%%; nominal %.1f%%).\n", covered, total, 100*float64(covered)/float64(total), 100*s.Compare[0].Nominal)
 		}
 		return b.String()
 	},

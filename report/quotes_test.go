@@ -49,6 +49,19 @@ func TestQuotes(t *testing.T) {
 	if _, err := CheckQuotes([]byte(edited), q); err == nil || !strings.Contains(err.Error(), "make readme") {
 		t.Errorf("a hand-edited number: %v", err)
 	}
+	st := []byte("<!-- trampemu:stability -->\n<!-- /trampemu:stability -->\n")
+	if out, _ := RewriteQuotes(st, q); !strings.Contains(string(out), "No rerun experiment") {
+		t.Errorf("stability without an experiment:\n%s", out)
+	}
+	q.Stability = &native.Stability{Runs: 2, BudgetS: 20, Machine: "m", Date: "d", AAPasses: 2, Compare: []native.RerunSpread{
+		{A: "a", B: "b", Mode: native.Graph, DiffNs: []float64{0.3, 0.4}, Covered: 1, Nominal: 0.979, Median: 0.35, SD: 0.07, Min: 0.3, Max: 0.4, MedianHalfWidth: 0.1, Significant: 2},
+		{A: "a", B: "b", Mode: native.Off, DiffNs: []float64{0, 0}}}}
+	out, _ = RewriteQuotes(st, q)
+	for _, want := range []string{"(2 reruns of 20 s) on m, d", "| b minus a | +0.350 | 0.070 | +0.300 to +0.400 | 0.100 | 1 of 2 | 2 of 2 |", "in 1 of 2 (50.0%; nominal 97.9%)"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("stability block lacks %q:\n%s", want, out)
+		}
+	}
 	for _, bad := range []string{"<!-- trampemu:nope -->\n<!-- /trampemu:nope -->", "<!-- trampemu:emulation -->\n", "<!-- trampemu:emulation"} {
 		if _, err := CheckQuotes([]byte(bad), q); err == nil {
 			t.Errorf("%q: no error", bad)
