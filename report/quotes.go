@@ -81,7 +81,7 @@ func QuoteReport(data []byte, source string) (*Quoted, error) {
 	native.AttachReruns(q.Headline, rep.Stability) // the rerun experiment the report read, as the headline quotes it
 	q.Stability = rep.Stability
 	for _, s := range rep.Variants {
-		if s.Arch == "x86_64" && s.Role == "exit" {
+		if s.Arch == native.Arch.Name && s.Role == "exit" {
 			q.Exits = append(q.Exits, QuotedCost{Variant: s.Variant, Model: s.Model, Instructions: s.Metrics.Instructions, Stores: s.Metrics.Stores, StoreBytes: s.Metrics.StoreBytes})
 		}
 	}
