@@ -67,8 +67,8 @@ var HeadlineEffects = []Effect{
 // ReportConfig is the report's run: every registry pairing plus
 // rth-legacy under ftrace_caller (its registry pairing has the v5.10
 // entry), compared as HeadlineEffects say, with the A/A control of the
-// base pairing: at least 10 generations, then until every interval's
-// half-width is at most 0.25 ns or the budget is spent.
+// base pairing: at least 10 generations and the whole budget, the target
+// half-width 0.25 ns reported as reached or not.
 func ReportConfig() Config {
 	jobs := RegistryJobs()
 	extra, _ := ParsePairing("ftrace_caller+rth-legacy")
