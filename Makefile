@@ -70,5 +70,12 @@ bench-stability: deps
 readme:
 	$(GO) run ./cmd/readme out/report.json docs/numbers.json README.md docs/*.md
 
+# The CLI's reference pages, docs/cli/*.md and docs/man/*.1, written from
+# the command tree by cobra's doc package (TestDocsUpToDate fails when
+# they are stale). `man -l docs/man/trampemu-check.1` reads one.
+.PHONY: docs
+docs: deps
+	$(GO) run ./cmd/trampemu gendocs docs
+
 clean:
 	rm -rf bin out
