@@ -65,6 +65,13 @@ type Options struct {
 	Headers map[string][]byte
 	// IncludeDirs are searched too (a user file's own directory).
 	IncludeDirs []string
+	// UnitLine, when not 0, starts every unit UnitOffset[unit] bytes (0
+	// when absent) past a multiple of UnitLine bytes (a cache line),
+	// instead of at the next 16-byte boundary: the native runner shifts a
+	// trampoline within its line this way and keeps the others' offsets
+	// fixed.
+	UnitLine   int
+	UnitOffset map[string]int
 }
 
 // Error is an assembler or linker failure with the messages that name the
@@ -182,6 +189,10 @@ func buildKey(opt Options, srcs []Source) string {
 	for _, d := range opt.IncludeDirs {
 		fmt.Fprintf(h, "P%s\x00", d)
 	}
+	fmt.Fprintf(h, "L%d\x00", opt.UnitLine)
+	for _, k := range sortedKeys(opt.UnitOffset) {
+		fmt.Fprintf(h, "O%s=%d\x00", k, opt.UnitOffset[k])
+	}
 	for _, s := range srcs {
 		fmt.Fprintf(h, "S%s\x00%s\x00%d\x00", s.Name, s.Unit, len(s.Text))
 		h.Write(s.Text)
@@ -252,7 +263,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		unitObjs[u] = append(unitObjs[u], filepath.Base(obj))
 	}
 
-	script := linkerScript(a, units, unitObjs, opt.HostFuncs)
+	script := linkerScript(a, units, unitObjs, opt)
 	scriptPath := filepath.Join(dir, "link.ld")
 	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
@@ -492,7 +503,7 @@ func sortedHeaderNames(m map[string][]byte) []string {
 	return names
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -654,16 +665,23 @@ func linkError(out []byte, srcs []Source) error {
 	return &Error{Stage: "link", Messages: msgs, Undefined: undef}
 }
 
-// linkerScript places each unit's code consecutively at the text base, with
-// __trampemu_unit<N>_start/_end around it, data at the data base, and host
-// functions PROVIDEd at their stub addresses.
-func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, hosts []string) string {
+// linkerScript places each unit's code consecutively at the text base
+// (each at the next 16-byte boundary, or as opt.UnitLine and UnitOffset
+// say), with __trampemu_unit<N>_start/_end around it, data at the data
+// base, and host functions PROVIDEd at their stub addresses.
+func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, opt Options) string {
+	hosts := opt.HostFuncs
 	var b bytes.Buffer
 	m := a.Memory
 	fmt.Fprintf(&b, "SECTIONS\n{\n  . = %#x;\n  .text : {\n", m.Text.Base)
 	const text = "(.text .text.* .entry.text .noinstr.text .kprobes.text .init.text .ref.text .sched.text .cpuidle.text)"
 	for i, u := range units {
-		fmt.Fprintf(&b, "    . = ALIGN(16);\n    __trampemu_unit%d_start = .;\n", i)
+		if opt.UnitLine > 0 {
+			fmt.Fprintf(&b, "    . = ALIGN(%d) + %d;\n", opt.UnitLine, opt.UnitOffset[u])
+		} else {
+			b.WriteString("    . = ALIGN(16);\n")
+		}
+		fmt.Fprintf(&b, "    __trampemu_unit%d_start = .;\n", i)
 		for _, o := range unitObjs[u] {
 			fmt.Fprintf(&b, "    %s%s\n", o, text)
 		}

@@ -450,8 +450,11 @@ type fullReport struct {
 	NativeCompare  []native.Comparison  `json:"native_compare,omitempty"`
 	NativeRun      *native.RunInfo      `json:"native_run,omitempty"`
 	NativeHeadline []native.HeadlineRow `json:"native_headline,omitempty"`
-	NativeNote     string               `json:"native_note,omitempty"`
-	nativeStats    *native.Stats
+	// NativeStability is the rerun experiment read from the output
+	// folder's stability.json (make bench-stability), when there is one.
+	NativeStability *native.Stability `json:"native_stability,omitempty"`
+	NativeNote      string            `json:"native_note,omitempty"`
+	nativeStats     *native.Stats
 	// Exactness proves every variant's cost (report_extra.go); Emulation
 	// is the emulator's speed per arch against raw Unicorn; Charts the
 	// charts written next to report.md.
@@ -480,8 +483,8 @@ func cmdReport(c *cobra.Command) runFunc {
 	arch := archFlag(fs, "all")
 	calls := fs.IntP("calls", "n", 8, "calls per (variant, workload) (1 to 100000), each with random registers")
 	speed := fs.Uint64("speed", 0, "traced calls per per-variant speed measurement, JSON only (0: none)")
-	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
-	emuRepeats := fs.Int("emu-repeats", 7, "rounds of the emulator-speed measurement")
+	emuCalls := fs.Uint64("emu-calls", 2000, "traced calls per run of the emulator-speed measurement (0: none; short runs, so that few rounds are preempted on a loaded machine)")
+	emuRepeats := fs.Int("emu-repeats", 31, "interleaved rounds of the emulator-speed measurement (the ratio is the median of the rounds')")
 	exact := fs.Bool("exact", true, "prove every variant's cost with the per-instruction counter")
 	nativeBudget := fs.Duration("native", 20*time.Second, "time budget of the native timing of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
@@ -504,6 +507,9 @@ func cmdReport(c *cobra.Command) runFunc {
 		if *out != "" {
 			if rep.Mutation, rep.MutationNote, err = readMutation(filepath.Join(*out, "mutate.json")); err != nil {
 				return err
+			}
+			if rep.NativeStability, err = native.ReadStability(filepath.Join(*out, "stability.json")); err != nil {
+				return usagef("%v", err)
 			}
 		}
 		nv := 0
@@ -639,20 +645,25 @@ func checkTree(dir string, as []*regs.Arch, calls int) ([]check.Result, []harnes
 
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	rt, _ := emu.UnicornVersion()
+	var answers strings.Builder
+	if err := report.Answers(&answers, report.AnswerInputs{Headline: rep.NativeHeadline, NativeNote: rep.NativeNote, Scenarios: rep.Scenarios, Shadow: rep.ShadowStack}); err != nil {
+		return err
+	}
 	notes := []string{
+		strings.TrimRight(answers.String(), "\n") + "\n",
 		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters, proven below against a per-instruction count; the emulator's speed is given per arch, with its spread, under \"Emulator speed against raw Unicorn\".", Version, rt),
 		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, calls),
 	}
 	if err := report.Markdown(w, "trampemu report", rep.Variants, notes); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "## fgraph and fprobe scenarios (merged header, through the current trampolines)")
+	fmt.Fprintln(w, "## "+report.HeadingScenarios)
 	fmt.Fprintln(w)
 	if err := report.ScenarioTable(w, rep.Scenarios); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Shadow-stack cost per traced call (`add`) and traced depth (`chain`, 131 levels)")
+	fmt.Fprintln(w, "## "+report.HeadingShadowStack)
 	fmt.Fprintln(w)
 	if err := scenarios.WriteMeasureTable(w, rep.ShadowStack); err != nil {
 		return err

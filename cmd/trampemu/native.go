@@ -27,10 +27,10 @@ func cmdNative(c *cobra.Command) runFunc {
 	calls := fs.IntP("calls", "n", 2000, "calls per sample (each sample is one timed loop)")
 	warmup := fs.Int("warmup", 500, "untimed calls before each sample")
 	budget := fs.Duration("budget", 20*time.Second, "time budget of the sampling rounds")
-	target := fs.Float64("target", 1, "stop when every interval's half-width (of the comparisons, else of the medians) is at most this many ns")
+	target := fs.Float64("target", 1, "the interval half-width (of the comparisons, else of the medians) the run should reach, in ns: reported as reached or not (the run spends its whole budget, so that its blocks span it)")
 	rounds := fs.Int("rounds", 40, "interleaved rounds per generation of child processes")
 	minGen := fs.Int("min-generations", 6, "generations (fresh child processes) at least; 6 is the fewest for a 95% interval")
-	maxGen := fs.Int("max-generations", 0, "generations at most (0: until the target or the budget)")
+	maxGen := fs.Int("max-generations", 0, "generations at most (0: until the budget is spent)")
 	cpu := fs.Int("cpu", -1, "CPU to pin the children to (-1: the highest allowed)")
 	format := formatFlag(c, "table", "table (Markdown) or bench (Go benchmark lines for benchstat)", "table", "bench")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -173,6 +173,7 @@ func nativeSectionWith(rep *fullReport, cfg native.Config, effects []native.Effe
 	rep.nativeStats = st
 	rep.Native, rep.NativeCompare, rep.NativeRun = st.Rows, st.Compare, &st.Info
 	rep.NativeHeadline = native.Headline(st, effects, cost)
+	native.AttachReruns(rep.NativeHeadline, rep.NativeStability)
 	return nil
 }
 
@@ -205,7 +206,7 @@ func writeNativeSection(w io.Writer, rep fullReport) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Headline: what return_to_handler costs per traced return (graph user, under ftrace_caller, B minus rth-merged)")
+	fmt.Fprintln(w, "### "+report.HeadingNativeHeadline)
 	fmt.Fprintln(w)
 	if err := native.WriteHeadline(w, rep.NativeHeadline); err != nil {
 		return err
@@ -217,7 +218,7 @@ func writeNativeSection(w io.Writer, rep fullReport) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### Comparisons (B minus A: median over the generations of the per-round differences, 95% interval; p of benchmath's Mann-Whitney U test of the per-generation differences against zero; a difference is significant only when p < 0.05 and its interval excludes zero, the same rule as the headline; the A/A control is the base pairing in two child processes)")
+	fmt.Fprintln(w, "### Comparisons (B minus A: median over the blocks of the per-round differences, 95% interval; p of the Wilcoxon signed-rank test of the block differences (paired), with the smallest p its number of blocks can give; a difference is significant only when p < 0.05 and its interval excludes zero, the same rule as the headline; the A/A control is the base pairing in two child processes)")
 	fmt.Fprintln(w)
 	return native.WriteCompare(w, st)
 }
