@@ -94,10 +94,11 @@ func Current() (Limits, error) {
 var sizeUnits = []struct {
 	suffix string
 	mul    uint64
-}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}, {"bytes", 1}}
 
 // ParseSize reads a size: a byte count, or a count with a binary suffix
-// (KiB, MiB, GiB; K, M, G mean the same). It is at least 1 MiB (a program
+// (KiB, MiB, GiB; K, M, G mean the same; B or "bytes", as FormatSize
+// writes a count no unit divides). It is at least 1 MiB (a program
 // cannot start in less) and at most 1 TiB.
 func ParseSize(s string) (uint64, error) {
 	num, mul := strings.TrimSpace(s), uint64(1)
