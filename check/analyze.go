@@ -171,6 +171,7 @@ func (z *analyzer) call(c *harness.Call) {
 			}
 		}
 	}
+	z.shadowBalance(c)
 	// A wrong result is a safety net for corruption nothing else explained:
 	// after another error in the same call it is only a consequence.
 	if !c.Done || z.col.errs != errs || irqErrs > 0 {

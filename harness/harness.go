@@ -95,6 +95,7 @@ type Harness struct {
 	probing       int // invocations left to probe (-1: all)
 	probesStopped bool
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
+	invCall       *Call         // the call the current invocation belongs to
 	unwind        unwinder      // the arch's unwinder rule (interrupts on)
 	hooks         *harnessArch  // the arch's hooks (arch.go)
 

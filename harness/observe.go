@@ -362,7 +362,11 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 		inv.WantPC = inv.EntryRet
 	}
 	h.inv = inv
-	if c := h.callOf(ev.Tag); c != nil {
+	h.invCall = h.callOf(ev.Tag)
+	if c := h.invCall; c != nil {
+		if len(c.Invocations) == 0 {
+			c.marks = h.K.Graph.Marks()
+		}
 		c.Invocations = append(c.Invocations, inv)
 	}
 }
@@ -383,7 +387,10 @@ func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 	}
 	inv.After, inv.Left, inv.LeavePC = ev.Regs, true, ev.PC
 	copyAbove(inv.AboveAfter, ev.Above)
-	h.inv = nil
+	if c := h.invCall; c != nil && c.marks != nil {
+		c.ends = h.K.Graph.Currs(c.ends[:0])
+	}
+	h.inv, h.invCall = nil, nil
 }
 
 // noteHostCall records a host call of the current invocation; frame is the

@@ -220,10 +220,11 @@ func (h *Harness) Install(s UserSet) error {
 			return err
 		}
 	}
-	if s.Override && !h.Setup.Entry.NoFullRegs() {
-		// No kprobes on ftrace before arch_ftrace_get_regs: no error
-		// injection through the entry trampoline (a file answers from its
-		// kernel model).
+	if s.Override && !h.Setup.Entry.NoFullRegs() && ftrace.MustOps(h.Arch).KprobesOnFtrace {
+		// No kprobes on ftrace before arch_ftrace_get_regs, nor on an arch
+		// without HAVE_KPROBES_ON_FTRACE (arm64): no error injection
+		// through the entry trampoline (a file answers from its kernel
+		// model).
 		if err := h.installOverride(); err != nil {
 			return err
 		}

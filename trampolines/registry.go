@@ -191,6 +191,21 @@ var Variants = []Variant{
 	{Name: "ftrace_caller-v6.13", Arch: "s390x", Role: Entry, Model: "<= v6.13 (ftrace_graph_caller block)",
 		File: "s390x/ftrace_caller_v6.13.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390CallerSlots, Kernel: true,
 		Pair: "rth-retval", Graph: GraphViaCaller},
+	// ftrace_regs_caller of v5.14-v6.12 (the same file as ftrace_caller-v6.13): the kprobe-style and
+	// error-injection users get full regs here. Error injection
+	// (kernel/fail_function.c fei_kprobe_handler ->
+	// arch/s390/lib/error-inject.c override_function_with_return:
+	// psw.addr = gprs[14]) runs in ftrace_func, before
+	// ftrace_graph_caller, which then still pushes a frame for the
+	// skipped call and points gprs[14] at return_to_handler; ftrace_common
+	// branches to psw.addr, the caller, and the frame is never popped
+	// (arch/s390/kernel/mcount.S v5.14-v6.12 ftrace_common,
+	// arch/s390/kernel/ftrace.c prepare_ftrace_return, which hooks
+	// unconditionally). A kernel bug; docs/orc.md has the code path.
+	{Name: "ftrace_regs_caller-v6.12", Arch: "s390x", Role: Entry, Model: "v5.14-v6.12 (ftrace_graph_caller block, PSW mask, PIF_FTRACE_FULL_REGS)",
+		File: "s390x/ftrace_caller_v6.13.S", Symbol: "ftrace_regs_caller", Defines: z196, Claims: s390RegsSlots, Kernel: true,
+		Bug:  "an error injection with a graph user leaves the skipped call's shadow-stack frame behind",
+		Pair: "rth-retval", Graph: GraphViaCaller},
 	{Name: "ftrace_caller-v4", Arch: "s390x", Role: Entry, Model: "v4.x (ftrace_regs_caller aliased)",
 		File: "s390x/ftrace_caller_v4.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390V4Slots, Kernel: true,
 		// No direct calls: register_ftrace_direct() first appeared in v5.5
