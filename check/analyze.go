@@ -27,6 +27,9 @@ type Subject struct {
 	Describe func(addr uint64) string
 	// Insn disassembles the instruction at pc; nil: "?".
 	Insn func(pc uint64) string
+	// Objtool are the kernel objtool's warnings about the trampoline's
+	// own source (x86-64; asm.Image.ObjtoolWarnings of its unit).
+	Objtool []asm.ObjtoolWarning
 }
 
 // analyzer checks the invocations of one trampoline (the one under test):
@@ -770,6 +773,7 @@ func (z *analyzer) cacheLines(inv *harness.Invocation) {
 // finish adds the aggregated info findings.
 func (z *analyzer) finish() {
 	z.ran()
+	z.objtool()
 	z.attributeInterrupts()
 	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
 		return

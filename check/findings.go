@@ -31,10 +31,13 @@ const (
 	// Volatile (info): what an exit trampoline does with registers that are
 	// volatile after a return (s390x r3-r5).
 	Volatile Kind = "volatile"
+	// Objtool: what the kernel's objtool warns about the trampoline's
+	// object (x86-64); info, error under CONFIG_OBJTOOL_WERROR.
+	Objtool Kind = "objtool"
 )
 
 // Kinds lists every kind, errors first.
-var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, UnusedStore, Volatile}
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Objtool, UnusedStore, Volatile}
 
 // Severity of a finding.
 const (
@@ -44,7 +47,7 @@ const (
 
 // Severity returns the severity of a kind.
 func (k Kind) Severity() string {
-	if k == UnusedStore || k == Volatile {
+	if k == UnusedStore || k == Volatile || k == Objtool {
 		return Info
 	}
 	return Error
@@ -175,8 +178,14 @@ type collector struct {
 // summary are one finding with a count; the message is the summary plus the
 // first occurrence's example (which names the values seen).
 func (c *collector) add(k Kind, slot, reg, summary, example string) {
+	c.addSev(k, k.Severity(), slot, reg, summary, example)
+}
+
+// addSev is add with a severity other than the kind's (objtool warnings
+// under CONFIG_OBJTOOL_WERROR).
+func (c *collector) addSev(k Kind, sev, slot, reg, summary, example string) {
 	key := string(k) + "\x00" + slot + "\x00" + reg + "\x00" + summary
-	if k.Severity() == Error {
+	if sev == Error {
 		c.errs++
 	}
 	if c.byKey == nil {
@@ -190,7 +199,7 @@ func (c *collector) add(k Kind, slot, reg, summary, example string) {
 	if example != "" {
 		msg += " (first seen: " + example + ")"
 	}
-	c.byKey[key] = &Finding{Kind: k, Severity: k.Severity(), Slot: slot, Register: reg, Message: msg, Count: 1, Summary: summary}
+	c.byKey[key] = &Finding{Kind: k, Severity: sev, Slot: slot, Register: reg, Message: msg, Count: 1, Summary: summary}
 	c.order = append(c.order, key)
 }
 

@@ -94,6 +94,14 @@ type Variant struct {
 	// calls through a direct trampoline, so the direct user set does not
 	// apply to it (even where its ftrace_regs already has the slot).
 	NoDirectCalls bool
+	// ObjtoolNonStandardFP: the kernel file this variant comes from is
+	// never given to objtool in a CONFIG_FRAME_POINTER build
+	// (arch/x86/kernel/Makefile before v5.12:
+	// OBJECT_FILES_NON_STANDARD_ftrace_$(BITS).o := y under ifdef
+	// CONFIG_FRAME_POINTER, removed with "x86/ftrace: Support objtool
+	// vmlinux.o validation in ftrace_64.S", which added
+	// STACK_FRAME_NON_STANDARD_FP instead).
+	ObjtoolNonStandardFP bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -146,10 +154,10 @@ var Variants = []Variant{
 		File: "x86_64/ftrace_regs_caller.S", Symbol: "ftrace_regs_caller", Defines: fp, Claims: x86AllSlots, Kernel: true,
 		Pair: "rth-fixed", Graph: GraphViaOps},
 	{Name: "ftrace_caller-v5.10", Arch: "x86_64", Role: Entry, Model: "v5.10 (regs = NULL, ftrace_graph_caller)",
-		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true,
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true, ObjtoolNonStandardFP: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 	{Name: "ftrace_caller-v5.10-fp", Arch: "x86_64", Role: Entry, Model: "v5.10, CONFIG_FRAME_POINTER",
-		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true,
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true, ObjtoolNonStandardFP: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 
 	// ---- x86-64 exit ----
