@@ -61,6 +61,10 @@ type analyzer struct {
 	// where the caller was unrecoverable, the interrupted runs' findings.
 	boundaries, unrecoverable map[uint64]bool
 	irqRuns                   []irqRun
+	// orcLost: boundaries where the ORC walk lost the caller or was
+	// unreliable (the first such walk's description); orcRan: a walk ran.
+	orcLost map[uint64]string
+	orcRan  bool
 }
 
 func newAnalyzer(s Subject) (*analyzer, error) {
@@ -69,7 +73,7 @@ func newAnalyzer(s Subject) (*analyzer, error) {
 		return nil, err
 	}
 	return &analyzer{s: s, a: s.Arch, t: s.Tramp, conv: conv, written: map[string]bool{}, volKept: map[string]int{},
-		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}, nil
+		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}, orcLost: map[uint64]string{}}, nil
 }
 
 // Analyze checks the observations of one trampoline's checked runs (the

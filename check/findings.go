@@ -107,6 +107,15 @@ type Metrics struct {
 	UnrecoverableInsns int      `json:"unrecoverable_insns"`
 	Unrecoverable      []string `json:"unrecoverable,omitempty"`
 	UnrecoverablePCs   []uint64 `json:"-"`
+	// ORC (x86-64, an image with an ORC table): the boundaries at which
+	// the kernel's ORC unwinder, walking the table objtool generated from
+	// the interrupted registers, did not reach the traced function's
+	// caller and the end of the stack (the driver) without an error
+	// (arch_stack_walk_reliable's verdict), and those instructions. HasORC
+	// says the walks ran (ORC LOST is "-" otherwise).
+	HasORC                bool     `json:"has_orc,omitempty"`
+	ORCUnrecoverableInsns int      `json:"orc_unrecoverable_insns"`
+	ORCUnrecoverable      []string `json:"orc_unrecoverable,omitempty"`
 }
 
 // Result is the outcome for one (variant, workload, scenario).

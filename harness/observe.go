@@ -296,7 +296,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
 	inv.IPMods = inv.IPMods[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
-	inv.Interrupt.Caller, inv.BelowEntry = 0, 0
+	inv.Interrupt.Caller, inv.Interrupt.ORC, inv.BelowEntry = 0, nil, 0
 	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}

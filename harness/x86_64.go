@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"fmt"
 	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
+	"trampemu/unwind"
 )
 
 // x86-64 interrupts and unwinding.
@@ -35,7 +37,7 @@ import (
 // is not unwound by ORC at all).
 func init() {
 	harnessArches[regs.X86_64.Name] = &harnessArch{
-		unwind: unwinder{found: x86Found, caller: x86Caller},
+		unwind: unwinder{found: x86Found, caller: x86Caller, orc: x86ORC},
 		// trampolines/x86_64/ftrace_caller_v5.10.S: prepare_ftrace_return(ip,
 		// &parent, frame_pointer), the form up to v5.15 (arch/x86/kernel/ftrace.c).
 		prepareABI: ftrace.PrepareIPParentFP,
@@ -77,4 +79,63 @@ func x86Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint
 		w = inv.BelowEntry
 	}
 	return append(out, h.graphRetAddr(w, slot))
+}
+
+// x86ORC walks the stack as arch/x86/kernel/unwind_orc.c does from the
+// interrupted registers, over the ORC table objtool generated for the
+// image (parsed once per harness), reading the task stack only
+// (stack_access_ok) and translating return_to_handler through the shadow
+// stack (unwind_recover_ret_addr -> ftrace_graph_ret_addr). nil when the
+// image has no table, or the trampoline under test is a frame-pointer
+// build (CONFIG_FRAME_POINTER: the kernel has the frame-pointer unwinder,
+// and objtool ran --stackval, writing no ORC). As in x86Found, the slot
+// the traced function's ret popped (exit runs), poisoned when the run
+// began, reads as the return_to_handler it held.
+func x86ORC(h *Harness, inv *Invocation, r *regs.RegFile) *ORCWalk {
+	t := h.Setup.Entry
+	if inv.Role == trampolines.Exit {
+		t = h.Setup.Exit
+	}
+	if _, fp := t.Source.Defines["CONFIG_FRAME_POINTER"]; fp {
+		return nil
+	}
+	if h.orcTable == nil {
+		if h.orcErr != nil || h.Image.Objtool == nil {
+			return nil
+		}
+		ip, _ := h.Image.SectionNamed(".orc_unwind_ip")
+		orc, _ := h.Image.SectionNamed(".orc_unwind")
+		if len(ip.Data) == 0 {
+			h.orcErr = fmt.Errorf("no ORC table")
+			return nil
+		}
+		t, err := unwind.ImageORC(h.Image.Objtool.Format, unwind.Section{Addr: ip.Addr, Data: ip.Data}, unwind.Section{Addr: orc.Addr, Data: orc.Data})
+		if err != nil {
+			h.orcErr = err
+			return nil
+		}
+		h.orcTable = t
+	}
+	a := h.Arch
+	st := a.Memory.Stack
+	popped := inv.Before[a.SP] - 8
+	read := func(addr uint64) uint64 {
+		w := h.M.ReadWord(addr)
+		if inv.Role == trampolines.Exit && addr == popped && w == emu.Poison(addr) {
+			return inv.BelowEntry
+		}
+		return w
+	}
+	o := unwind.ORC{Table: h.orcTable, Mem: unwind.Mem{Read: read, Lo: st.Base, Hi: st.Base + st.Size},
+		RetAddr: func(idx *int, ip, retp uint64) uint64 { return h.K.Graph.RetAddr(idx, ip, retp) }}
+	get := func(n string) uint64 {
+		i, _ := a.Reg(n)
+		return r[i]
+	}
+	w := o.FromRegs(unwind.Regs{IP: r[a.PC], SP: r[a.SP], BP: get("rbp"), R10: get("r10"), R13: get("r13"), DI: get("rdi"), DX: get("rdx")})
+	out := &ORCWalk{IPs: w.IPs(), Done: w.Done}
+	if w.Err != nil {
+		out.Err = w.Err.Error()
+	}
+	return out
 }

@@ -28,3 +28,17 @@ SYM_FUNC_END(bad_undef)
 SYM_FUNC_START(g)
 	RET
 SYM_FUNC_END(g)
+/* A correct pair for contrast: a bottom frame (end of stack) calling a
+   function that pushes and calls. */
+SYM_CODE_START(driver)
+	UNWIND_HINT_END_OF_STACK
+	call	good
+SYM_INNER_LABEL(driver_ret, SYM_L_GLOBAL)
+	ud2
+SYM_CODE_END(driver)
+SYM_FUNC_START(good)
+	pushq	%rbx
+	call	g
+	popq	%rbx
+	RET
+SYM_FUNC_END(good)
