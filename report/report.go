@@ -24,11 +24,17 @@ func WriteJSON(w io.Writer, v any) error {
 // every finding under its row's name.
 func CheckTable(w io.Writer, rs []check.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tUNWIND LOST\tORC LOST\tSLOTS FILLED")
+	// The ORC LOST column is there when some row walked an ORC table
+	// (x86-64).
+	orc := false
+	for _, r := range rs {
+		orc = orc || r.Metrics.HasORC
+	}
+	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tUNWIND LOST\t"+orcHeader(orc)+"SLOTS FILLED")
 	for _, r := range rs {
 		m := r.Metrics
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
-			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, unwindText(m), orcText(m), strings.Join(m.Written, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
+			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, unwindText(m), orcCell(orc, m), strings.Join(m.Written, " "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -64,6 +70,20 @@ func orcText(m check.Metrics) string {
 	return fmt.Sprintf("%d/%d", m.ORCUnrecoverableInsns, m.Boundaries)
 }
 
+func orcHeader(on bool) string {
+	if on {
+		return "ORC LOST\t"
+	}
+	return ""
+}
+
+func orcCell(on bool, m check.Metrics) string {
+	if on {
+		return orcText(m) + "\t"
+	}
+	return ""
+}
+
 func resultText(r check.Result) string {
 	if r.OK {
 		if len(r.Findings) > 0 {
@@ -95,11 +115,15 @@ func num(v float64) string {
 // SummaryTable renders one row per variant.
 func SummaryTable(w io.Writer, ss []check.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\tORC LOST\tNS/CALL\tWRITTEN")
+	orc := false
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
+		orc = orc || s.Metrics.HasORC
+	}
+	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\t"+orcHeader(orc)+"NS/CALL\tWRITTEN")
+	for _, s := range ss {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
 			num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes), s.Metrics.StackBytes,
-			unwindText(s.Metrics), orcText(s.Metrics), speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
+			unwindText(s.Metrics), orcCell(orc, s.Metrics), speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
 	}
 	return tw.Flush()
 }

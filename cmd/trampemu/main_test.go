@@ -41,6 +41,7 @@ func TestCommands(t *testing.T) {
 	broken := "../../tests/testdata/broken/"
 	cases := []cliCase{
 		{[]string{"version"}, 0, "Unicorn 2.", ""},
+		{[]string{"version"}, 0, "objtool: objtool of linux-kbuild-", ""},
 		{[]string{"list", "--arch", "s390x"}, 0, "rth-merged", ""},
 		{[]string{"check", "--arch", "x86_64", "--variant", "rth-merged", "--workload", "add", "--calls", "2"}, 0, "rth-merged", ""},
 		{[]string{"check", "--arch", "s390x", "--variant", "rth-merged", "--workload", "add", "--calls", "2"}, 0, "gprs[2] gprs[15]", ""},
