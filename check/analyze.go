@@ -179,6 +179,11 @@ func (z *analyzer) call(c *harness.Call) {
 		}
 	}
 	z.shadowBalance(c)
+	for _, inv := range c.Invocations {
+		if inv.Role == z.t.Role && !inv.Interrupted {
+			z.stackWalks(inv)
+		}
+	}
 	// A wrong result is a safety net for corruption nothing else explained:
 	// after another error in the same call it is only a consequence.
 	if !c.Done || z.col.errs != errs || irqErrs > 0 {

@@ -31,13 +31,16 @@ const (
 	// Volatile (info): what an exit trampoline does with registers that are
 	// volatile after a return (s390x r3-r5).
 	Volatile Kind = "volatile"
+	// Unwind: a stack walk a modelled user makes (a return probe's
+	// bpf_get_stackid) gives a chain other than the true one.
+	Unwind Kind = "unwind"
 	// Objtool: what the kernel's objtool warns about the trampoline's
 	// object (x86-64); info, error under CONFIG_OBJTOOL_WERROR.
 	Objtool Kind = "objtool"
 )
 
 // Kinds lists every kind, errors first.
-var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Objtool, UnusedStore, Volatile}
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Unwind, Objtool, UnusedStore, Volatile}
 
 // Severity of a finding.
 const (

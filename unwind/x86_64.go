@@ -51,7 +51,8 @@ type ORC struct {
 	// RetAddr is ftrace_graph_ret_addr (kernel/trace/fgraph.c) for a return
 	// address found at retp; idx is the walk's graph_idx. nil: identity.
 	RetAddr func(idx *int, ip, retp uint64) uint64
-	// MaxFrames bounds a walk (0: 64).
+	// MaxFrames bounds a walk (0: 4096; the kernel walks until the end, and
+	// "stack going in the wrong direction" ends a loop).
 	MaxFrames int
 }
 
@@ -119,7 +120,7 @@ func (o *ORC) FromRegs(r Regs) Walk {
 	w := Walk{Frames: []Frame{{r.IP, r.SP}}}
 	max := o.MaxFrames
 	if max == 0 {
-		max = 64
+		max = 4096
 	}
 	for len(w.Frames) < max {
 		if !o.next(st, &start) {
@@ -131,6 +132,30 @@ func (o *ORC) FromRegs(r Regs) Walk {
 	if len(w.Frames) >= max && !st.done && st.err == nil {
 		w.Err = fmt.Errorf("%w: more than %d frames", ErrUnreliable, max)
 	}
+	return w
+}
+
+// FromCall walks from a frame that was just returned to, or that is
+// about to return through a call's return address: ip a return address,
+// sp the stack pointer after the return (signal = false: the lookup is at
+// ip - 1, as for every CALL frame), bp the frame pointer register. It is
+// unwind_start on current as the kernel's own C frames end in it
+// (perf_callchain_kernel without hardware regs starts there, then skips
+// to first_frame). The start's ip is the first frame.
+func (o *ORC) FromCall(ip, sp, bp uint64) Walk {
+	st := &state{ip: ip, sp: sp, bp: bp}
+	w := Walk{Frames: []Frame{{ip, sp}}}
+	max := o.MaxFrames
+	if max == 0 {
+		max = 4096
+	}
+	for len(w.Frames) < max {
+		if !o.next(st, &Regs{}) {
+			break
+		}
+		w.Frames = append(w.Frames, Frame{st.ip, st.sp})
+	}
+	w.Err, w.Done = st.err, st.done && st.err == nil
 	return w
 }
 
