@@ -107,9 +107,17 @@ func (h *Harness) installBPFRet() error {
 			if f == nil || inv == nil || h.hooks.retWalk == nil {
 				return
 			}
-			pt, err := k.PartialRegs(f, true)
+			// ftrace_partial_regs' copy (arm64: every slot, whether the
+			// exit wrote it or not) reads nothing of meaning; the walk's
+			// reads that follow are the user's and are observed.
+			quiet := *f
+			quiet.Obs = nil
+			pt, err := k.PartialRegs(&quiet, true)
 			if err != nil {
 				return
+			}
+			if pt == &quiet {
+				pt = f // in place (x86-64, s390x): perf reads the trampoline's frame
 			}
 			prev := pt.Swap(BPFRetUser)
 			defer pt.Swap(prev)

@@ -68,21 +68,44 @@ func TestBPFRetStackWalk(t *testing.T) {
 	}
 }
 
-// TestBPFRetOtherArches: the return-probe walk is modelled on x86-64 only;
-// asking for it elsewhere is an error, not a silent run.
-func TestBPFRetOtherArches(t *testing.T) {
+// TestBPFRetEveryArch: the return-probe walk runs on x86-64 (ORC) and
+// arm64 (frame records), where the current exit variant gives the true
+// chain and the walks ran; on s390x it is not modelled and asking for it
+// is an error, not a silent run.
+func TestBPFRetEveryArch(t *testing.T) {
 	sc, err := harness.FindUserSet("bpf-ret")
 	if err != nil {
 		t.Fatal(err)
 	}
+	modelled := map[string]bool{"x86_64": true, "arm64": true}
 	for _, a := range regs.Arches {
-		entry, err := harness.Current(a, "entry")
+		exit, err := harness.Current(a, "exit")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = check.Run(check.Config{Arch: a, Tramp: entry, Workloads: []string{"add"}, Scenario: sc, Calls: 1, NoInterrupts: true})
-		if (err != nil) != (a.Name != "x86_64") {
-			t.Errorf("%s: error %v", a.Name, err)
+		walks := 0
+		rs, err := check.Run(check.Config{Arch: a, Tramp: exit, Workloads: []string{"add", "chain"}, Scenario: sc, Calls: 2, NoInterrupts: true,
+			Observe: func(call *harness.Call) {
+				for _, inv := range call.Invocations {
+					walks += len(inv.StackWalks)
+				}
+			}})
+		if !modelled[a.Name] {
+			if err == nil {
+				t.Errorf("%s: bpf-ret ran without a modelled walk", a.Name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", a.Name, err)
+		}
+		if walks == 0 {
+			t.Errorf("%s: no walk ran", a.Name)
+		}
+		for _, r := range rs {
+			if r.Errors() > 0 {
+				t.Errorf("%s %s: %s", a.Name, r.Workload, findings(r))
+			}
 		}
 	}
 }
