@@ -83,7 +83,7 @@ var UserSets = []UserSet{
 	// merged s390x ftrace_caller fail the default check.
 	{Name: "bpf", Doc: "a BPF kprobe_multi program calling bpf_get_stackid: ftrace_partial_regs (after arm64's pstate fix fd2f74f8f3d3, v6.18/6.17-stable), user_mode, the ip, sp and frame pointer perf's stack walk reads",
 		BPF: true},
-	{Name: "bpf-ret", Doc: "a BPF kretprobe_multi program calling bpf_get_stackid at every traced return: ftrace_partial_regs of the exit's ftrace_regs, then perf's kernel stack walk with the arch's unwinder (x86-64 ORC, arm64 frame records; not s390x), which must give the true chain",
+	{Name: "bpf-ret", Doc: "a BPF kretprobe_multi program calling bpf_get_stackid at every traced return: ftrace_partial_regs of the exit's ftrace_regs, then perf's kernel stack walk with the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records), which must give the true chain",
 		BPFRet: true},
 	{Name: "bpf-prefix", Doc: "bpf with ftrace_partial_regs as released in v6.14-v6.17 (arm64 leaves pstate unset: bpf_get_stackid's -EFAULT)",
 		BPF: true, PartialRegsPreFix: true},
@@ -244,7 +244,7 @@ func (h *Harness) Install(s UserSet) error {
 	}
 	if s.BPFRet {
 		if h.hooks.retWalk == nil {
-			return fmt.Errorf("scenario %s: no return-probe stack walk is modelled on %s (x86-64 ORC and arm64 frame records only): use another scenario", s.Name, h.Arch.Name)
+			return fmt.Errorf("scenario %s: no return-probe stack walk is modelled on %s : use another scenario", s.Name, h.Arch.Name)
 		}
 		if err := h.installBPFRet(); err != nil {
 			return err
