@@ -1,7 +1,6 @@
 package asm
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -29,8 +28,9 @@ type Objtool struct {
 	// (include/linux/objtool_types.h of v6.4+: UNDEFINED 0 .. RESTORE 7,
 	// signal byte). The prelude's macros emit this one (x86Annotations).
 	Format int
-	// Wrapper: the 6.12 package's objtool is a shell wrapper that runs
-	// objtool.real-<arch> and wants SRCARCH=x86 in the environment.
+	// Wrapper: the 6.12 package's objtool is a launcher that runs
+	// objtool.real-$SRCARCH next to it and wants SRCARCH=x86 in the
+	// environment.
 	Wrapper bool
 }
 
@@ -83,8 +83,8 @@ func findObjtool() (*Objtool, error) {
 		if maj, min, ok := kernelVersion(o.Version); ok && (maj > 6 || maj == 6 && min >= 4) {
 			o.Format = 64
 		}
-		if b, err := os.ReadFile(p); err == nil && bytes.HasPrefix(b, []byte("#!")) {
-			o.Wrapper = true
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "objtool.real-x86")); err == nil {
+			o.Wrapper = true // the 6.12 package's launcher of objtool.real-$SRCARCH
 		}
 		return o, nil
 	}
