@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -49,6 +50,10 @@ type Source struct {
 	// IncludeDirs are searched for this source only, after its Headers
 	// and before Options.IncludeDirs (a user file's folders).
 	IncludeDirs []string
+	// ObjtoolNonStandardFP: with CONFIG_FRAME_POINTER defined, objtool is
+	// not run on this source (its kernel Makefile marked the object
+	// OBJECT_FILES_NON_STANDARD in frame-pointer builds).
+	ObjtoolNonStandardFP bool
 }
 
 // Options choose the target and the environment the sources see.
@@ -199,7 +204,7 @@ func buildKey(opt Options, srcs []Source) string {
 		for _, k := range sortedKeys(s.Defines) {
 			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
 		}
-		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00", s.Globals, s.Locals, s.Dir)
+		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00N%v\x00", s.Globals, s.Locals, s.Dir, s.ObjtoolNonStandardFP)
 		hashHeaders(h, s.Headers)
 		for _, d := range s.IncludeDirs {
 			fmt.Fprintf(h, "p%s\x00", d)
@@ -240,15 +245,24 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	}
 	defer done()
 
+	var ot *Objtool
+	if mustAsmArch(a).objtool {
+		if ot, err = FindObjtool(); err != nil {
+			return nil, err
+		}
+	}
 	var objs []string
+	var warns []ObjtoolWarning
 	units := []string{}
 	unitObjs := map[string][]string{}
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
 		obj := filepath.Join(dir, base+".o")
-		if err := assemble(asPath, cppPath, dir, a, opt, s, base, obj); err != nil {
+		ws, err := assemble(asPath, cppPath, dir, a, opt, s, base, obj, ot)
+		if err != nil {
 			return nil, err
 		}
+		warns = append(warns, ws...)
 		if err := localize(a, obj, s); err != nil {
 			return nil, err
 		}
@@ -292,6 +306,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 				"%s: its code is %d bytes, more than the %d a kernel trampoline file's text has: refused", u.Name, n, MaxUnitText)}}
 		}
 	}
+	im.Objtool, im.ObjtoolWarnings = ot, warns
 	im.HostFuncs = map[string]uint64{}
 	for i, h := range opt.HostFuncs {
 		// A source that defines the symbol itself overrides the stub (PROVIDE).
@@ -370,7 +385,7 @@ func objKey(a *regs.Arch, opt Options, s Source) string {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%q\x00%s\x00", a.Name, a.AsFlags, s.Name)
+	fmt.Fprintf(h, "%s\x00%q\x00%s\x00%v\x00", a.Name, a.AsFlags, s.Name, s.ObjtoolNonStandardFP)
 	h.Write(s.Text)
 	for _, m := range []map[string]string{opt.Defines, s.Defines} {
 		for _, k := range sortedKeys(m) {
@@ -395,62 +410,116 @@ func hashHeaders(h io.Writer, headers map[string][]byte) {
 // assemble preprocesses and assembles one source into obj, or copies the
 // object from objCache. Each source preprocessed gets an include folder
 // of its own (base-include in dir, see writeIncludes).
-func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, base, obj string) error {
+//
+// With ot (x86-64) the object then goes through the kernel's objtool,
+// which adds the ORC sections; its warnings are returned (and cached with
+// the object).
+func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, base, obj string, ot *Objtool) ([]ObjtoolWarning, error) {
 	key := objKey(a, opt, s)
 	if key != "" {
 		if b, ok := objCache.Load(key); ok {
-			if err := os.WriteFile(obj, b.([]byte), 0o644); err != nil {
-				return fmt.Errorf("asm: %w", err)
+			c := b.(cachedObj)
+			if err := os.WriteFile(obj, c.obj, 0o644); err != nil {
+				return nil, fmt.Errorf("asm: %w", err)
 			}
-			return nil
+			return c.warns, nil
 		}
 	}
 	inc := filepath.Join(dir, base+"-include")
+	if ot != nil {
+		opt.Defines = withDefine(opt.Defines, "TRAMPEMU_OBJTOOL_FORMAT", strconv.Itoa(ot.Format))
+	}
 	if err := writeIncludes(inc, a, s, opt); err != nil {
-		return err
+		return nil, err
 	}
 	pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stage := "assemble " + s.Name
 	text, err := os.ReadFile(pre)
 	if err != nil {
-		return fmt.Errorf("asm: %w", err)
+		return nil, fmt.Errorf("asm: %w", err)
 	}
 	if err := checkDirectives(stage, s.Name, s.Dir, text, 0); err != nil {
-		return err
+		return nil, err
 	}
-	args := append(append(append([]string{}, mustAsmArch(a).asFlags...), "-o", obj), a.AsFlags...)
-	if s.Dir != "" {
-		// .include and .incbin find the source's folder only: as runs
-		// in an empty folder of its own.
-		args = append(args, "-I", s.Dir)
-	}
-	deps := filepath.Join(dir, base+".d")
-	args = append(args, "--MD", deps, pre)
 	cwd := filepath.Join(dir, base+"-cwd")
 	if err := os.Mkdir(cwd, 0o700); err != nil {
-		return fmt.Errorf("asm: %w", err)
+		return nil, fmt.Errorf("asm: %w", err)
 	}
-	if out, err := sandbox.Run(sandbox.Cmd{Path: asPath, Args: args, Dir: cwd, Outputs: []string{obj}}); err != nil {
-		if le := limitError(stage, err); le != nil {
-			return le
+	// runAs assembles pre into out; as runs in an empty folder of its
+	// own and finds .include and .incbin in the source's folder only,
+	// and what it read (--MD) is checked against that folder.
+	runAs := func(out string, extra ...string) ([]byte, error) {
+		args := append(append(append([]string{}, mustAsmArch(a).asFlags...), extra...), "-o", out)
+		args = append(args, a.AsFlags...)
+		if s.Dir != "" {
+			args = append(args, "-I", s.Dir)
 		}
-		return &Error{Stage: stage, Messages: toolMessages(out, pre, s.Name)}
+		deps := strings.TrimSuffix(out, ".o") + ".d"
+		args = append(args, "--MD", deps, pre)
+		if out, err := sandbox.Run(sandbox.Cmd{Path: asPath, Args: args, Dir: cwd, Outputs: []string{out}}); err != nil {
+			return out, err
+		}
+		return nil, checkDeps(stage, s.Name, s.Dir, pre, deps)
 	}
-	if err := checkDeps(stage, s.Name, s.Dir, pre, deps); err != nil {
+	if out, err := runAs(obj); err != nil {
 		os.Remove(obj)
-		return err
+		if le := limitError(stage, err); le != nil {
+			return nil, le
+		}
+		var ae *Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, &Error{Stage: stage, Messages: toolMessages(out, pre, s.Name)}
+	}
+	var warns []ObjtoolWarning
+	if ot != nil && !(s.ObjtoolNonStandardFP && defined(opt, s, "CONFIG_FRAME_POINTER")) {
+		dbg := func() (string, error) {
+			p := filepath.Join(dir, base+".dbg.o")
+			if out, err := runAs(p, "--gdwarf-5"); err != nil {
+				return "", fmt.Errorf("%s%v", out, err)
+			}
+			return p, nil
+		}
+		if warns, err = runObjtool(ot, obj, opt, s, dbg); err != nil {
+			return nil, err
+		}
 	}
 	if key != "" {
 		b, err := os.ReadFile(obj)
 		if err != nil {
-			return fmt.Errorf("asm: %w", err)
+			return nil, fmt.Errorf("asm: %w", err)
 		}
-		objCache.Store(key, b)
+		objCache.Store(key, cachedObj{b, warns})
 	}
-	return nil
+	return warns, nil
+}
+
+// defined reports whether name is defined for the source.
+func defined(opt Options, s Source, name string) bool {
+	_, a := opt.Defines[name]
+	_, b := s.Defines[name]
+	return a || b
+}
+
+// cachedObj is an objCache entry: the object (after objtool) and
+// objtool's warnings.
+type cachedObj struct {
+	obj   []byte
+	warns []ObjtoolWarning
+}
+
+// withDefine returns a copy of m with name=value added.
+func withDefine(m map[string]string, name, value string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[name] = value
+	return out
 }
 
 // writeIncludes creates the include directory of one source: asm/asm-offsets.h
@@ -692,7 +761,13 @@ func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, op
 	// The call sites of traced functions, as the kernel collects them.
 	b.WriteString("    . = ALIGN(8);\n    __start_mcount_loc = .;\n    KEEP(*(__mcount_loc))\n    __stop_mcount_loc = .;\n")
 	b.WriteString("    *(.bss .bss.* COMMON)\n  }\n")
-	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_unwind* .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
+	// The ORC table objtool wrote for each object (x86-64), in link order
+	// so .orc_unwind_ip[i] describes .orc_unwind[i]
+	// (arch/x86/kernel/vmlinux.lds.S ORC_UNWIND_TABLE: both KEEP, sorted at
+	// boot; the unwinder here sorts them itself).
+	b.WriteString("  . = ALIGN(8);\n  .orc_unwind_ip : { __start_orc_unwind_ip = .; KEEP(*(.orc_unwind_ip)) __stop_orc_unwind_ip = .; }\n")
+	b.WriteString("  . = ALIGN(8);\n  .orc_unwind : { __start_orc_unwind = .; KEEP(*(.orc_unwind)) __stop_orc_unwind = .; }\n")
+	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_header .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
 	b.WriteString("}\n")
 	for i, h := range hosts {
 		fmt.Fprintf(&b, "PROVIDE(%s = %#x);\n", h, HostAddr(a, i))

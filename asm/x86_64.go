@@ -18,8 +18,9 @@ var x86Asm = &asmArch{
 	elfMachine:   elf.EM_X86_64,
 	ldEmulation:  "elf_x86_64",
 	asFlags:      []string{"--64"},
-	prelude:      x86Prelude,
+	prelude:      x86Prelude + x86Annotations,
 	disassembler: func(sym Symbolizer) Disassembler { return x86Dis{sym: sym} },
+	objtool:      true,
 }
 
 // x86Prelude: the x86-64 part of the prelude (see commonPrelude).

@@ -121,7 +121,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	defer h.Close()
 	unit := h.MeasureUnit(cfg.Tramp)
 	z, err := newAnalyzer(Subject{Arch: a, Tramp: cfg.Tramp, Setup: setup, Unit: unit, Describe: h.Describe,
-		Insn: func(pc uint64) string { return insnText(h.Image, pc) }})
+		Insn: func(pc uint64) string { return insnText(h.Image, pc) }, Objtool: ObjtoolWarningsOf(h.Image, cfg.Tramp.Role)})
 	if err != nil {
 		return res, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"trampemu/asm"
 	"trampemu/ftrace"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -143,11 +144,27 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	return im, s.validate(im)
 }
 
+// objtoolNonStandardFP: the trampoline's kernel file is not given to
+// objtool in a frame-pointer build (a registry variant's flag; a file's
+// model ending before v5.12, arch/x86/kernel/Makefile:
+// OBJECT_FILES_NON_STANDARD_ftrace_$(BITS).o under CONFIG_FRAME_POINTER).
+func (t Tramp) objtoolNonStandardFP() bool {
+	if t.Variant != nil {
+		return t.Variant.ObjtoolNonStandardFP
+	}
+	if t.Model != nil && t.Model.Model != nil {
+		to := t.Model.Model.To
+		return to != (kernel.Version{}) && (to.Major < 5 || to.Major == 5 && to.Minor < 12)
+	}
+	return false
+}
+
 // ownSource is the trampoline's source with its headers and include
 // folders scoped to it (asm.Source.Headers, IncludeDirs); the Tramp's win
 // over those the source already names.
 func (t Tramp) ownSource() asm.Source {
 	src := t.Source
+	src.ObjtoolNonStandardFP = t.objtoolNonStandardFP()
 	if len(t.Headers) > 0 {
 		hdrs := make(map[string][]byte, len(src.Headers)+len(t.Headers))
 		for k, v := range src.Headers {

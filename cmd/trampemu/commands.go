@@ -35,6 +35,11 @@ func cmdVersion(*cobra.Command) runFunc {
 		}
 		rt, compiled := emu.UnicornVersion()
 		fmt.Fprintf(w, "trampemu %s (Unicorn %s, built against API %s)\n", Version, rt, compiled)
+		if ot, err := asm.FindObjtool(); err == nil {
+			fmt.Fprintf(w, "objtool: %s\n", ot)
+		} else {
+			fmt.Fprintf(w, "objtool: %v\n", err)
+		}
 		return nil
 	}
 }
