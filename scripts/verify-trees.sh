@@ -43,6 +43,17 @@ fetch() {
 	touch "$dir/.done"
 }
 
+# Known kernel bugs the trees have, found by the checks and kept as
+# errors (check --tree exits 1 on them): each an arch, a workload and the
+# error it gives. s390x v5.14-v6.12 ftrace_common calls ftrace_graph_caller
+# after the callbacks, so when an error injection moved psw.addr to
+# gprs[14] (arch/s390/lib/error-inject.c) prepare_ftrace_return still
+# hooks r14 and the branch to psw.addr never pops that shadow-stack frame
+# (docs/orc.md, "Shadow-stack balance"). Every other row must be ok.
+KNOWN_ARCH=s390x
+KNOWN_WORKLOAD=fei_target
+KNOWN_ERROR='^  error control: shadow stack not balanced after fei_target: frame of .* \(user graph\) left behind'
+
 fail=0
 for pkg in $PKGS; do
 	fetch "$pkg"
@@ -52,9 +63,14 @@ for pkg in $PKGS; do
 	"$BIN" check --tree "$dir/tree" >"$out" 2>&1 || rc=$?
 	ver=$(cat "$dir/version")
 	bad=""
-	[ "$rc" -eq 0 ] || bad="exit status $rc"
+	known=$(awk -v a="$KNOWN_ARCH" -v w="$KNOWN_WORKLOAD" '$1 == a && $4 == w && NF >= 6 && $6 != "ok" {n++} END {print n+0}' "$out")
+	unknown_errors=$(grep -E '^  error ' "$out" | grep -cvE "$KNOWN_ERROR" || true)
+	[ "$unknown_errors" -eq 0 ] || bad="$unknown_errors error lines that are no known kernel bug"
+	if [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && [ "$known" -gt 0 ] && [ "$unknown_errors" -eq 0 ]; }; then
+		bad="$bad${bad:+; }exit status $rc"
+	fi
 	for arch in $ARCHES; do
-		read -r rows notok entries exits < <(awk -v a="$arch" '$1 == a && NF >= 6 {n++; if ($6 != "ok") f++; if ($3 == "entry") e++; if ($3 == "exit") x++}
+		read -r rows notok entries exits < <(awk -v a="$arch" -v ka="$KNOWN_ARCH" -v kw="$KNOWN_WORKLOAD" '$1 == a && NF >= 6 {n++; if ($6 != "ok" && !(a == ka && $4 == kw)) f++; if ($3 == "entry") e++; if ($3 == "exit") x++}
 			END {print n+0, f+0, e+0, x+0}' "$out")
 		if [ "$rows" -eq 0 ] || [ "$entries" -eq 0 ] || [ "$exits" -eq 0 ] || [ "$notok" -ne 0 ]; then
 			bad="$bad${bad:+; }$arch: $rows rows ($entries entry, $exits exit), $notok not ok"
@@ -69,8 +85,12 @@ for pkg in $PKGS; do
 		fail=1
 	else
 		models=$(grep -E '^arch/.*: kernel model ' "$out" | sed -E 's/^(arch\/[^:]*): kernel model (.*), (the tree|detected|--kernel).*/\1 \2/' | paste -sd';' | sed 's/;/; /g')
-		echo "verify-trees: $pkg $ver: ok ($(awk -v l="$ARCHES" 'BEGIN{split(l,a," "); for(i in a) w[a[i]]=1} ($1 in w) && NF>=6 {n++} END{print n+0}' "$out") rows ok; $models)"
+		echo "verify-trees: $pkg $ver: ok ($(awk -v l="$ARCHES" 'BEGIN{split(l,a," "); for(i in a) w[a[i]]=1} ($1 in w) && NF>=6 {n++} END{print n+0}' "$out") rows, $known of them the known kernel bug below, the rest ok; $models)"
 		grep '^note:' "$out" | sed 's/^/  /'
+		if [ "$known" -gt 0 ]; then
+			echo "  known kernel bug, reported as an error ($known rows, $KNOWN_ARCH $KNOWN_WORKLOAD; docs/orc.md):"
+			grep -E "$KNOWN_ERROR" "$out" | sort | uniq -c | sed 's/^/  /'
+		fi
 	fi
 done
 exit $fail
