@@ -29,9 +29,15 @@ type Fprobe struct {
 	// not modelled: a shared probe behaves like any other.
 	StartDisabled bool
 	KprobeShared  bool
-	Private       any
+	// NrMaxactive is nr_maxactive (include/linux/fprobe.h v6.4-v6.13): the
+	// rethook pool size; 0 means the default the rethook-era
+	// fprobe_init_rethook computes. Deprecated (ignored) on fgraph.
+	NrMaxactive int
+	Private     any
 
 	mgr        *Fprobes
+	rmgr       *RethookFprobes
+	rstate     *rethookProbe
 	addr       uint64
 	registered bool
 	viaFtrace  bool // entry-only fast path (ftrace_ops instead of fgraph)
