@@ -82,10 +82,6 @@ func x86UserMode(p *regs.Frame) (bool, bool) {
 	return ok && v&3 != 0, ok
 }
 
-// x86KernelCS is __KERNEL_CS on x86-64: GDT_ENTRY_KERNEL_CS (2) * 8
-// (arch/x86/include/asm/segment.h).
-const x86KernelCS = 0x10
-
 // x86RethookCallback is arch_rethook_trampoline_callback(regs) with
 // arch_rethook_fixup_return (arch/x86/kernel/rethook.c, v5.18+ with the ss
 // push of "x86,rethook: Fix arch_rethook_trampoline() to generate a complete
@@ -96,7 +92,7 @@ const x86KernelCS = 0x10
 // return address over the fake one; then flags copied into the ss slot so
 // the trampoline's popf can come right before its ret.
 func x86RethookCallback(k *Kernel, p *regs.Frame) (uint64, bool, error) {
-	p.Set("CS", x86KernelCS)
+	p.Set("CS", regs.X86KernelCS)
 	p.Set("RIP", k.Rethook.Trampoline)
 	p.Set("ORIG_RAX", ^uint64(0))
 	sp, _ := p.Get("RSP")

@@ -172,8 +172,13 @@ func (h *Harness) init() error {
 	if h.Opts.Checks {
 		obs = h.obs
 	}
+	var rethook uint64
+	if h.Setup.Exit.Role == trampolines.Rethook {
+		rethook = h.sym(ftrace.SymRethookTrampoline)
+	}
 	k, err := ftrace.NewKernel(ftrace.KernelConfig{
 		Arch: a, Mem: h.mem, Heap: ftrace.NewHeap(a.Memory.Heap), ReturnToHandler: h.rth, Obs: obs,
+		RethookTrampoline: rethook,
 	})
 	if err != nil {
 		return err
@@ -197,6 +202,7 @@ func (h *Harness) init() error {
 		{HostOpsListFunc, h.hostOpsListFunc, clobber},
 		{HostReturnToHandler, h.hostReturnToHandler, clobber},
 		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, clobber},
+		{HostRethookCallback, h.hostRethookCallback, clobber},
 		{HostNext, h.hostNext, false},
 		{HostDirectHook, func(*emu.Machine) error { return nil }, false},
 	}
@@ -480,6 +486,31 @@ func (h *Harness) hostReturnToHandler(m *emu.Machine) error {
 		}
 		if h.inv.Func == 0 {
 			h.inv.Func = fn
+		}
+	}
+	return nil
+}
+
+// hostRethookCallback is arch_rethook_trampoline_callback(struct pt_regs
+// *regs): rethook_trampoline_handler runs the exit handlers and finds the
+// real return address (returned on arm64 and s390x; x86-64 writes it over
+// the trampoline's fake return address).
+func (h *Harness) hostRethookCallback(m *emu.Machine) error {
+	h.Returns++
+	arg := m.Arg(0)
+	hc := h.noteHostCall(HostRethookCallback, arg, h.K.PtRegsLayout())
+	ret, returns, err := h.K.RethookCallback(arg)
+	if err != nil {
+		return err
+	}
+	if returns {
+		m.SetReturn(ret)
+	}
+	if hc != nil {
+		hc.Return = ret
+		if ip, ok := h.K.Frame(arg, h.K.PtRegsLayout()).InstructionPointer(); ok {
+			h.inv.WantPC = ip
+			h.inv.WantLink, h.inv.HasLink = ip, h.Arch.Link >= 0
 		}
 	}
 	return nil

@@ -157,3 +157,14 @@ func init() {
 	treeFiles["s390x"] = "arch/s390/kernel/mcount.S"
 	configArch["s390x"] = "CONFIG_S390"
 }
+
+// s390x fprobe eras: the rethook trampoline in arch/s390/kernel/mcount.S
+// from v6.2 (the form modelled; s390's rethook first came with the
+// kprobes trampoline, release unverified); v6.14 fgraph.
+func init() {
+	FprobeEras = append(FprobeEras,
+		FprobeEra{Arch: "s390x", From: Version{6, 2}, To: Version{6, 13}, Design: ftrace.DesignRethook,
+			Doc: "arch_rethook_trampoline in arch/s390/kernel/mcount.S (v6.2+)"},
+		FprobeEra{Arch: "s390x", From: Version{6, 14}, Design: ftrace.DesignFgraph,
+			Doc: "v6.14 fprobe on fgraph"})
+}

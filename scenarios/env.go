@@ -23,7 +23,9 @@ type runCtx struct {
 	out  *Outcome
 	a    *regs.Arch
 	hdr  ftrace.HeaderEncoding
-	envs []*env
+	// design is the fprobe implementation the run's machines have.
+	design ftrace.FprobeDesign
+	envs   []*env
 	// watch, when set, sees each new machine (Scenario.RunWatched).
 	watch func(h *harness.Harness)
 }
@@ -41,8 +43,10 @@ type env struct {
 	mem   regs.Memory
 	syms  map[string]uint64 // function -> ftrace location (the call site)
 	rng   *rand.Rand
-	ret   uint64 // trampemu_return: where every driver call returns
-	fp    *ftrace.Fprobes
+	ret   uint64          // trampemu_return: where every driver call returns
+	fp    *ftrace.Fprobes // the fgraph design's manager (nil on rethook)
+	rfp   *ftrace.RethookFprobes
+	api   ftrace.FprobeManager // the design's manager
 
 	graphPath bool
 	scratch   []uint64 // per nesting level: an ftrace_regs and a stack word for kernelCall
@@ -53,12 +57,8 @@ type env struct {
 // checks off, the ftrace_graph_func ops registered first on the ops list
 // (so observers registered later run after the graph entry) and every call
 // site patched.
-func newMachine(a *regs.Arch) (*harness.Harness, error) {
-	entry, err := harness.Current(a, trampolines.Entry)
-	if err != nil {
-		return nil, err
-	}
-	exit, err := harness.Current(a, trampolines.Exit)
+func newMachine(a *regs.Arch, design ftrace.FprobeDesign) (*harness.Harness, error) {
+	entry, exit, err := designPairing(a, design)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +79,29 @@ func newMachine(a *regs.Arch) (*harness.Harness, error) {
 	return h, nil
 }
 
+// designPairing is the trampolines a design's machine runs: the current
+// pairing for fgraph; for rethook the arch's arch_rethook_trampoline with
+// the SAVE_REGS entry of its era (its Pair: the fprobe ops sets
+// FTRACE_OPS_FL_SAVE_REGS, kernel/trace/fprobe.c v5.18-v6.13).
+func designPairing(a *regs.Arch, design ftrace.FprobeDesign) (entry, exit harness.Tramp, err error) {
+	if design == ftrace.DesignRethook {
+		v, err := harness.FindVariant(a, trampolines.Rethook, "rethook")
+		if err != nil {
+			return entry, exit, err
+		}
+		if exit, err = harness.FromVariant(v); err != nil {
+			return entry, exit, err
+		}
+		entry, err = harness.Pair(a, exit)
+		return entry, exit, err
+	}
+	if entry, err = harness.Current(a, trampolines.Entry); err != nil {
+		return entry, exit, err
+	}
+	exit, err = harness.Current(a, trampolines.Exit)
+	return entry, exit, err
+}
+
 // Symbols maps each traced function of the image to its ftrace location
 // (the call site listed in __mcount_loc): what fprobe attaches to.
 func Symbols(h *harness.Harness) map[string]uint64 {
@@ -91,7 +114,7 @@ func Symbols(h *harness.Harness) map[string]uint64 {
 
 // env builds a machine for this run with fprobe header hdr.
 func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
-	h, err := newMachine(r.a)
+	h, err := newMachine(r.a, r.design)
 	if err != nil {
 		return nil, setupError{err}
 	}
@@ -106,12 +129,21 @@ func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
 	e.graphPath = h.K.GraphActive() || h.Setup.Entry.Graph == trampolines.GraphViaOps
 	// Ftrace set: entry-only probes take the plain ftrace_ops fast path of
 	// current kernels (kernel/trace/fprobe.c, late 2025), not fgraph.
-	fp, err := ftrace.NewFprobes(ftrace.FprobesConfig{Graph: e.g, Symbols: e.syms, Header: hdr, Ftrace: e.k.Ftrace})
-	if err != nil {
-		h.Close()
-		return nil, setupError{err}
+	if r.design == ftrace.DesignRethook {
+		rfp, err := ftrace.NewRethookFprobes(ftrace.RethookFprobesConfig{Kernel: e.k, Symbols: e.syms, Era: ftrace.RethookV613})
+		if err != nil {
+			h.Close()
+			return nil, setupError{err}
+		}
+		e.rfp, e.api = rfp, rfp
+	} else {
+		fp, err := ftrace.NewFprobes(ftrace.FprobesConfig{Graph: e.g, Symbols: e.syms, Header: hdr, Ftrace: e.k.Ftrace})
+		if err != nil {
+			h.Close()
+			return nil, setupError{err}
+		}
+		e.fp, e.api = fp, fp
 	}
-	e.fp = fp
 	r.envs = append(r.envs, e)
 	return e, nil
 }
