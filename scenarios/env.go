@@ -299,17 +299,18 @@ func (e *env) kernelCall(fn string, arg uint64) (result uint64, traced bool, err
 	level := e.kdepth
 	e.kdepth++
 	defer func() { e.kdepth-- }()
+	layout := e.h.Setup.Entry.FrameLayout(e.a)
 	for len(e.scratch) <= level {
-		a, err := e.k.Heap.Alloc(uint64(e.a.Frame.Size)+64, 16)
+		a, err := e.k.Heap.Alloc(uint64(max(e.a.Frame.Size, layout.Size))+64, 16)
 		if err != nil {
 			return 0, false, setupError{err}
 		}
 		e.scratch = append(e.scratch, a)
 	}
 	fregs := e.scratch[level]
-	stack := fregs + uint64(e.a.Frame.Size) + 16
-	f := regs.NewFrame(e.a, e.mem, fregs, nil)
-	acc := e.a.Frame.Accessors
+	stack := fregs + uint64(max(e.a.Frame.Size, layout.Size)) + 16
+	f := &regs.Frame{Arch: e.a, Layout: layout, Base: fregs, Mem: e.mem}
+	acc := layout.Accessors
 	ret := e.ret
 	f.Set(acc.IP, site)
 	f.Set(acc.Args[0], arg)
@@ -327,6 +328,17 @@ func (e *env) kernelCall(fn string, arg uint64) (result uint64, traced bool, err
 		now = e.mem.ReadWord(stack)
 	}
 	result = sem.Want([]uint64{arg})[0]
+	if tr := e.k.Rethook.Trampoline; tr != 0 && now == tr {
+		// The return into arch_rethook_trampoline: its pt_regs is this
+		// frame with the result, the frame the one rethook_hook recorded.
+		f.Set(acc.RetVal, result)
+		frame, _ := ftrace.MustOps(e.a).RethookFrame(f)
+		back, err := e.k.Rethook.TrampolineHandler(f, frame)
+		if err == nil && back != ret {
+			err = fmt.Errorf("kernel call of %s: rethook_trampoline_handler returned %#x, want %#x", fn, back, ret)
+		}
+		return result, true, err
+	}
 	if now != e.h.RTH() {
 		return result, false, nil
 	}

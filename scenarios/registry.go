@@ -14,6 +14,8 @@ var all = []Scenario{
 		Doc: "test_fprobe_skip: entry returns 1: exit handler skipped, exit_val == 0, nmissed == 0"},
 	{Name: "fprobe-multi", UsesHeader: true, Designs: true, run: fprobeMulti,
 		Doc: "test_fprobe_multi: fp1 entry+exit and fp2 entry-only on one target, both registration orders: every count 1, values rand1/3"},
+	{Name: "fprobe-nest", UsesHeader: true, Designs: true, run: fprobeNest,
+		Doc: "test_fprobe_nest (v6.4-v6.13): nr_maxactive 1, chain(1) calls chain(0): rethook nmissed == 1 (pool empty), fgraph ignores nr_maxactive: nmissed == 0"},
 	{Name: "storage-single", run: storageSingle,
 		Doc: "trace_selftest storage: one fgraph user at a time stores 1, 2, 4, 8 bytes and reads them back (retrieved size 8)"},
 	{Name: "storage-multi", run: storageMulti,
