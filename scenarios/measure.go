@@ -255,7 +255,7 @@ func (e *env) useHeader(hdr ftrace.HeaderEncoding) error {
 	if err != nil {
 		return setupError{err}
 	}
-	e.fp, e.hdr = fp, hdr
+	e.fp, e.api, e.hdr = fp, fp, hdr
 	return nil
 }
 

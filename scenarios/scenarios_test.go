@@ -21,6 +21,7 @@ var keyCounters = map[string]map[string]int64{
 	"fprobe-syms": {"entry_handler_calls": 2, "exit_handler_calls": 2, "nmissed": 0},
 	"fprobe-data": {"entry_data_size": 8, "entry_handler_calls": 1, "exit_handler_calls": 1},
 	"fprobe-skip": {"target_exit_val": 0, "nmissed": 0, "entry_handler_calls": 1, "exit_handler_calls": 0},
+	"fprobe-nest": {"nmissed": 0, "entry_handler_calls": 2, "exit_handler_calls": 2},
 	"fprobe-multi": {"fp1_first_entry_only_count": 1, "fp1_first_entry_count": 1, "fp1_first_exit_count": 1,
 		"fp2_first_entry_only_count": 1, "fp2_first_entry_count": 1, "fp2_first_exit_count": 1,
 		"fp1_first_nmissed": 0, "fp2_first_nmissed": 0},
@@ -278,7 +279,7 @@ func TestFind(t *testing.T) {
 	if _, err := Find("nope"); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "fprobe-multi") {
 		t.Errorf("Find(nope) = %v, want ErrUnknown naming the valid scenarios", err)
 	}
-	want := []string{"fprobe-entry", "fprobe", "fprobe-syms", "fprobe-data", "fprobe-skip", "fprobe-multi",
+	want := []string{"fprobe-entry", "fprobe", "fprobe-syms", "fprobe-data", "fprobe-skip", "fprobe-multi", "fprobe-nest",
 		"storage-single", "storage-multi", "fgraph-multi", "seventeen-users", "index-reuse", "tail-call",
 		"recursion", "overflow", "fprobe-budget", "header-s390x"}
 	got := Names()
