@@ -79,6 +79,10 @@ type Harness struct {
 	FunctionHits uint64
 	LastTraced   [2]uint64
 
+	// Rethooks is the rethook-era fprobe manager of a user set's graph
+	// user when the exit is arch_rethook_trampoline (nil otherwise).
+	Rethooks *ftrace.RethookFprobes
+
 	// Host-call counts per kernel function (entries and exits of the
 	// trampolines when they work).
 	Dispatches, Returns, Prepares uint64

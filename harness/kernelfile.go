@@ -268,7 +268,7 @@ func sizedSymbol(im *asm.Image, name string) (addr, size uint64, ok bool) {
 // function when set, else the role's whole unit.
 func (h *Harness) MeasureUnit(t Tramp) asm.Unit {
 	u := h.entryUnit
-	if t.Role == trampolines.Exit {
+	if t.Role.Returns() {
 		u = h.exitUnit
 	}
 	if t.Measure == "" {
