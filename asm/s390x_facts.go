@@ -88,7 +88,7 @@ var s390xFactsTable = map[string]s390xFact{
 	// its address: a load and a jump through memory
 	// (arch/s390/kernel/mcount.S v6.2+ arch_rethook_trampoline returns so).
 	"lpswe": {mem: s390xLoad, size: 16, flow: s390xJumpPSW},
-	"mvc": {mem: s390xSSMove}, "xc": {mem: s390xSSUpdate}, "nc": {mem: s390xSSUpdate},
+	"mvc":   {mem: s390xSSMove}, "xc": {mem: s390xSSUpdate}, "nc": {mem: s390xSSUpdate},
 	"oc": {mem: s390xSSUpdate}, "clc": {mem: s390xSSCompare},
 
 	"brasl": s390xCallFact, "bras": s390xCallFact,
