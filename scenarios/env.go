@@ -66,7 +66,9 @@ func newMachine(a *regs.Arch, design ftrace.FprobeDesign) (*harness.Harness, err
 	if err != nil {
 		return nil, err
 	}
-	if entry.Graph == trampolines.GraphViaOps {
+	if entry.Graph == trampolines.GraphViaOps && design != ftrace.DesignRethook {
+		// (On rethook no graph user exists: ftrace_graph_func is not on the
+		// ops list, which the dispatch counts would otherwise show.)
 		if err := h.K.EnableGraphViaOps(); err != nil {
 			h.Close()
 			return nil, err
