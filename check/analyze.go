@@ -791,9 +791,9 @@ func (z *analyzer) finish() {
 	}
 	switch {
 	case z.volKept["changed"] == 0 && z.volKept["kept"] > 0:
-		z.col.add(Volatile, "", "", names+" kept across return_to_handler: volatile after a return, the ABI does not ask for it", "")
+		z.col.add(Volatile, "", "", names+" kept across "+z.roleName()+": volatile after a return, the ABI does not ask for it", "")
 	case z.volKept["changed"] > 0:
-		z.col.add(Volatile, "", "", names+" not kept across return_to_handler (allowed: volatile after a return)", "")
+		z.col.add(Volatile, "", "", names+" not kept across "+z.roleName()+" (allowed: volatile after a return)", "")
 	}
 }
 

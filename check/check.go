@@ -81,6 +81,9 @@ func Run(cfg Config) ([]Result, error) {
 	if cfg.Calls <= 0 {
 		cfg.Calls = 8
 	}
+	if v := cfg.Tramp.Variant; v != nil && v.NoReturn && cfg.Limit == 0 {
+		cfg.Limit = noReturnLimit // it ends at the limit: reach it soon
+	}
 	var out []Result
 	for wi, w := range wls {
 		if _, err := harness.FindWorkload(a, w); err != nil {

@@ -245,11 +245,14 @@ func (p *pickFlags) partner(a *regs.Arch, t harness.Tramp) (harness.Tramp, error
 	if *p.pair == "" {
 		return harness.Pair(a, t)
 	}
-	other := trampolines.Entry
-	if t.Role == trampolines.Entry {
-		other = trampolines.Exit
+	p2, err := tramp(a, "", *p.pair)
+	if err != nil {
+		return p2, err
 	}
-	return tramp(a, other, *p.pair)
+	if p2.Role.Returns() == t.Role.Returns() {
+		return p2, usagef("--pair %s is a %s trampoline like %s: pair an entry with an exit (return_to_handler or arch_rethook_trampoline)", *p.pair, p2.Role, t.Name)
+	}
+	return p2, nil
 }
 
 // tramp resolves a variant name of an arch (any role when role is "").

@@ -93,6 +93,13 @@ func reportCharts(dir string, rep *fullReport) error {
 	if err != nil {
 		return err
 	}
+	if rep.Fprobe != nil {
+		fcs, err := report.FprobeCharts(dir, *rep.Fprobe)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, fcs...)
+	}
 	if len(rep.Native) > 0 {
 		files, err := report.NativeChart(rep.Native, dir)
 		if err != nil {

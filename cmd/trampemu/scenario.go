@@ -12,7 +12,7 @@ import (
 	"trampemu/scenarios"
 )
 
-const scenarioUsage = "usage: trampemu scenario list | trampemu scenario run NAME --arch A [--header ENC] [--json]"
+const scenarioUsage = "usage: trampemu scenario list | trampemu scenario run NAME --arch A [--header ENC] [--fprobe rethook|fgraph] [--json]"
 
 // cmdScenario is `trampemu scenario` without a subcommand (list or run).
 func cmdScenario(c *cobra.Command) runFunc {
@@ -47,6 +47,7 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON (--format json)")
 	format := formatFlag(c, formatText, "text, json, or function_graph (what the graph users saw, in the kernel's function_graph trace format)",
 		formatText, formatJSON, formatFunctionGraph)
+	fprobe := fprobeFlag(c)
 	c.ValidArgs = scenarios.Names()
 	return func(args []string, w io.Writer) error {
 		if len(args) != 1 {
@@ -67,12 +68,22 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
 			return err
 		}
+		design, err := parseFprobe(*fprobe)
+		if err != nil {
+			return err
+		}
+		if design == ftrace.DesignNone {
+			design = ftrace.DesignFgraph
+		}
+		if design == ftrace.DesignRethook && !sc.Designs {
+			return usagef("scenario %s runs on the fgraph design only; --fprobe rethook applies to %s", sc.Name, strings.Join(scenarios.DesignNames(), ", "))
+		}
 		glog := newGraphLog()
 		var watch func(h *harness.Harness)
 		if *format == formatFunctionGraph {
 			watch = func(h *harness.Harness) { watchGraph(glog, h) }
 		}
-		out, err := sc.RunWatched(a, hdr, watch)
+		out, err := sc.RunDesign(a, hdr, design, watch)
 		if err != nil {
 			return err
 		}
