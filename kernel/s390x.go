@@ -148,9 +148,11 @@ func detectS390(src string) Evidence {
 }
 
 // s390x kernel functions mcount.S names outside the paths the tool runs:
-// the rethook trampoline's C half (v6.x, CONFIG_RETHOOK).
+// none since arch_rethook_trampoline runs (its C half,
+// arch_rethook_trampoline_callback, is a host function:
+// ftrace.SymRethookCallback).
 func init() {
-	standIns["s390x"] = standIn{trap: ".long 0", funcs: []string{"arch_rethook_trampoline_callback"}}
+	standIns["s390x"] = standIn{trap: ".long 0"}
 }
 
 func init() {

@@ -29,8 +29,8 @@ func FprobeAnswer(c scenarios.Comparison, arch string) string {
 	if !ok1 || !ok2 {
 		return ""
 	}
-	s := fmt.Sprintf("%s, one fprobe with an exit handler, per traced call: rethook (v5.18-v6.13) runs %s + %s = %s trampoline instructions and on the C side %s ops, %s hash lookups, %s pool operations (%s atomic RMWs); fgraph (v6.14+) runs %s + %s = %s instructions, %s ops, %s hash lookups, %s shadow-stack words, no atomics",
-		arch, num(rh.Entry.Instructions), num(rh.ExitCost.Instructions), num(rh.Entry.Instructions+rh.ExitCost.Instructions),
+	s := fmt.Sprintf("%s, one fprobe with an exit handler, per traced call: rethook runs %s (%s) + %s (%s) = %s trampoline instructions and on the C side %s ops, %s hash lookups, %s pool operations (%s atomic RMWs); fgraph runs %s + %s = %s instructions, %s ops, %s hash lookups, %s shadow-stack words, no atomics",
+		arch, num(rh.Entry.Instructions), rh.Entry.Trampoline, num(rh.ExitCost.Instructions), rh.ExitCost.Trampoline, num(rh.Entry.Instructions+rh.ExitCost.Instructions),
 		num(rh.CSide.OpsVisited), num(rh.CSide.HashLookups), num(rh.CSide.PoolOps), num(rh.CSide.Atomics),
 		num(fg.Entry.Instructions), num(fg.ExitCost.Instructions), num(fg.Entry.Instructions+fg.ExitCost.Instructions),
 		num(fg.CSide.OpsVisited), num(fg.CSide.HashLookups), num(fg.CSide.ShadowWords))
@@ -61,7 +61,7 @@ func bytesText(b int64) string {
 func FprobeSection(w io.Writer, c scenarios.Comparison) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", FprobeSectionTitle)
-	b.WriteString("Jiri Olsa on the fgraph-based fprobe: \"this looks expensive compared to what we do now\". Both designs run the same calls of `add` through their own trampolines (rethook: `ftrace_regs_caller` for the SAVE_REGS ops, `arch_rethook_trampoline`; fgraph: `ftrace_caller`, `return_to_handler`); the C side is counted by the Go kernel.\n\n")
+	b.WriteString("Jiri Olsa on the fgraph-based fprobe: \"this looks expensive compared to what we do now\". Both designs run the same calls of `add` through their own trampolines (rethook, v5.18-v6.13: the entry its era's SAVE_REGS ops goes through and `arch_rethook_trampoline`; fgraph, v6.14+: `ftrace_caller` and `return_to_handler`); the C side is counted by the Go kernel.\n\n")
 	for _, a := range archesOfCmp(c) {
 		if s := FprobeAnswer(c, a); s != "" {
 			fmt.Fprintf(&b, "- %s\n", s)
