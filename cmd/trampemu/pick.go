@@ -245,14 +245,14 @@ func (p *pickFlags) partner(a *regs.Arch, t harness.Tramp) (harness.Tramp, error
 	if *p.pair == "" {
 		return harness.Pair(a, t)
 	}
-	p2, err := tramp(a, "", *p.pair)
-	if err != nil {
-		return p2, err
+	if t.Role.Returns() {
+		return tramp(a, trampolines.Entry, *p.pair)
 	}
-	if p2.Role.Returns() == t.Role.Returns() {
-		return p2, usagef("--pair %s is a %s trampoline like %s: pair an entry with an exit (return_to_handler or arch_rethook_trampoline)", *p.pair, p2.Role, t.Name)
+	// An entry pairs with return_to_handler or arch_rethook_trampoline.
+	if v, err := harness.FindVariant(a, trampolines.Rethook, *p.pair); err == nil {
+		return harness.FromVariant(v)
 	}
-	return p2, nil
+	return tramp(a, trampolines.Exit, *p.pair)
 }
 
 // tramp resolves a variant name of an arch (any role when role is "").
