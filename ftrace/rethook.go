@@ -295,3 +295,22 @@ func (c *RethookCore) TrampolineHandler(f *regs.Frame, frame uint64) (uint64, er
 	}
 	return correct, nil
 }
+
+// FindRetAddr is rethook_find_ret_addr(current, frame, &cur) as an
+// unwinder uses it (kernel/trace/rethook.c v5.18+): the real return
+// address of the hooked return filed under frame (the address of the
+// return-address slot on x86-64, the frame's sp on s390x, its frame
+// pointer on arm64), skipping the nodes of tail calls; 0 when no node is.
+func (c *RethookCore) FindRetAddr(frame uint64) uint64 {
+	l := c.lists[c.g.cur]
+	for i := len(l) - 1; i >= 0; i-- {
+		ret := l[i].RetAddr()
+		if ret == c.Trampoline {
+			continue
+		}
+		if l[i].Frame() == frame {
+			return ret
+		}
+	}
+	return 0
+}
