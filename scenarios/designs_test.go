@@ -56,3 +56,23 @@ func TestBothDesigns(t *testing.T) {
 		t.Error("an fgraph-only scenario ran on rethook")
 	}
 }
+
+// TestRethookV518Recursion: before v6.4 fprobe_exit_handler took no
+// recursion lock (it came with Ze Gao's 3cc4e2c5fbae series), so an exit
+// handler that calls a traced function recurses until the scenario's cap
+// of 8 calls, on every arch; the v6.4+ forms stop at one nested pass.
+func TestRethookV518Recursion(t *testing.T) {
+	s, err := Find("recursion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range regs.Arches {
+		o, err := s.RunForm(a, ftrace.HeaderMerged, ftrace.DesignRethook, ftrace.RethookV518, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.OK || o.Counters["exit_handler_calls"] != 8 || o.Counters["recursion_refused"] != 0 {
+			t.Errorf("%s: ok=%v exit calls %d refused %d; want the unbounded recursion (8 calls, none refused)", a.Name, o.OK, o.Counters["exit_handler_calls"], o.Counters["recursion_refused"])
+		}
+	}
+}

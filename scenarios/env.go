@@ -25,7 +25,9 @@ type runCtx struct {
 	hdr  ftrace.HeaderEncoding
 	// design is the fprobe implementation the run's machines have.
 	design ftrace.FprobeDesign
-	envs   []*env
+	// form is the rethook design's form (RunForm).
+	form ftrace.RethookEra
+	envs []*env
 	// watch, when set, sees each new machine (Scenario.RunWatched).
 	watch func(h *harness.Harness)
 }
@@ -132,7 +134,11 @@ func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
 	// Ftrace set: entry-only probes take the plain ftrace_ops fast path of
 	// current kernels (kernel/trace/fprobe.c, late 2025), not fgraph.
 	if r.design == ftrace.DesignRethook {
-		rfp, err := ftrace.NewRethookFprobes(ftrace.RethookFprobesConfig{Kernel: e.k, Symbols: e.syms, Era: ftrace.RethookV613})
+		form := r.form
+		if form.Pool == 0 {
+			form = ftrace.RethookV613
+		}
+		rfp, err := ftrace.NewRethookFprobes(ftrace.RethookFprobesConfig{Kernel: e.k, Symbols: e.syms, Era: form})
 		if err != nil {
 			h.Close()
 			return nil, setupError{err}

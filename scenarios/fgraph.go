@@ -670,7 +670,11 @@ func overflowRethook(r *runCtx) error {
 		return err
 	}
 	e.label = "phase rethook"
-	fps, err := e.addProbes(1, 8, "chain")
+	data := 8
+	if !e.rfp.Era().EntryData {
+		data = 0 // no entry data before v6.4
+	}
+	fps, err := e.addProbes(1, data, "chain")
 	if err != nil {
 		return err
 	}

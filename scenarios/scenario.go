@@ -124,6 +124,12 @@ func (s Scenario) RunWatched(a *regs.Arch, hdr ftrace.HeaderEncoding, watch func
 // RunDesign is RunWatched on the given fprobe design; a scenario without
 // Designs runs on fgraph only, and asking it for rethook is an error.
 func (s Scenario) RunDesign(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, watch func(h *harness.Harness)) (Outcome, error) {
+	return s.RunForm(a, hdr, design, ftrace.RethookV613, watch)
+}
+
+// RunForm is RunDesign with the rethook design in the given form of its
+// era (kernel.RethookFormFor: pool, order of the entry, entry data).
+func (s Scenario) RunForm(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, form ftrace.RethookEra, watch func(h *harness.Harness)) (Outcome, error) {
 	if design != ftrace.DesignFgraph && !s.Designs {
 		return Outcome{}, fmt.Errorf("scenario %s runs on the fgraph design only (--fprobe fgraph); the ones for both are %s", s.Name, strings.Join(DesignNames(), ", "))
 	}
@@ -144,7 +150,7 @@ func (s Scenario) RunDesign(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftra
 	if design == ftrace.DesignRethook {
 		out.Header = "n/a" // no shadow-stack header on rethook
 	}
-	r := &runCtx{out: &out, a: a, hdr: hdr, design: design, name: s.Name, watch: watch}
+	r := &runCtx{out: &out, a: a, hdr: hdr, design: design, form: form, name: s.Name, watch: watch}
 	defer r.close()
 	err := s.run(r)
 	var se setupError

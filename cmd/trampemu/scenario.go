@@ -9,6 +9,7 @@ import (
 
 	"trampemu/ftrace"
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/scenarios"
 )
 
@@ -48,6 +49,7 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 	format := formatFlag(c, formatText, "text, json, or function_graph (what the graph users saw, in the kernel's function_graph trace format)",
 		formatText, formatJSON, formatFunctionGraph)
 	fprobe := fprobeFlag(c)
+	kern := fs.String("kernel", "", "kernel version vX.Y whose fprobe design (and rethook form) the scenario runs on; --fprobe overrides the design")
 	c.ValidArgs = scenarios.Names()
 	return func(args []string, w io.Writer) error {
 		if len(args) != 1 {
@@ -72,6 +74,21 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		if err != nil {
 			return err
 		}
+		form := ftrace.RethookV613
+		if *kern != "" {
+			v, err := kernel.ParseVersion(*kern)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			era := kernel.FprobeEraFor(a.Name, v)
+			if era.Design == ftrace.DesignNone && design == ftrace.DesignNone {
+				return usagef("--kernel %s: %s has no fprobe in %s (the eras: rethook v5.18-v6.13 where the arch has rethook, fgraph v6.14+); give --fprobe to run a design anyway", *kern, a.Name, v)
+			}
+			if design == ftrace.DesignNone {
+				design = era.Design
+			}
+			form = kernel.RethookFormFor(v)
+		}
 		if design == ftrace.DesignNone {
 			design = ftrace.DesignFgraph
 		}
@@ -83,7 +100,7 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		if *format == formatFunctionGraph {
 			watch = func(h *harness.Harness) { watchGraph(glog, h) }
 		}
-		out, err := sc.RunDesign(a, hdr, design, watch)
+		out, err := sc.RunForm(a, hdr, design, form, watch)
 		if err != nil {
 			return err
 		}
