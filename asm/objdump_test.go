@@ -236,6 +236,10 @@ var objdumpAliases = []struct {
 		"66 90, GAS's 2-byte alignment nop: objdump names the xchg, x86asm the prefix"},
 	{"x86_64", "cs nopw 0x0(%rax,%rax,1)", "nopw %cs:(%rax,%rax)",
 		"66 2e 0f 1f 84 00.., GAS's 10-byte alignment nop: objdump prints the segment prefix as a word, x86asm as an operand override"},
+	{"x86_64", "push $0xffffffff81000000", "push $-0x7f000000",
+		"68 imm32 of arch_rethook_trampoline's fake return address: objdump prints the sign-extended 64-bit value, x86asm the signed immediate"},
+	{"arm64", "mrs x1, spsel", "mrs x1, s3_0_c4_c2_0",
+		"SPSel (arch_rethook_trampoline's saved PSTATE): arm64asm has no name for the system register and prints its encoding"},
 	{"arm64", ".word 0x00000000", "udf #0",
 		"a zero word of a literal pool in .text: objdump prints data after a $d mapping symbol, the CPU (and we) decode udf #0"},
 }

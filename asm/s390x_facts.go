@@ -33,6 +33,7 @@ const (
 	s390xJumpAddr               // bc m,D(X,B): a nop for mask 0; an indirect jump for mask 15; else a conditional indirect jump
 	s390xJumpMask               // brc, brcl: mask 0 a nop, 15 a jump, else a conditional jump
 	s390xCondJump               // compare-and-branch, branch-on-count: a conditional jump
+	s390xJumpPSW                // lpswe: an indirect jump through the loaded PSW
 )
 
 // s390xFact is the storage-access and control-flow fact of one s390x
@@ -83,7 +84,11 @@ var s390xFactsTable = map[string]s390xFact{
 	"stmg": {mem: s390xStoreMany, size: 8}, "stm": {mem: s390xStoreMany, size: 4}, "stmy": {mem: s390xStoreMany, size: 4},
 	"lmg": {mem: s390xLoadMany, size: 8}, "lm": {mem: s390xLoadMany, size: 4}, "lmy": {mem: s390xLoadMany, size: 4},
 
-	"mvc": {mem: s390xSSMove}, "xc": {mem: s390xSSUpdate}, "nc": {mem: s390xSSUpdate},
+	// lpswe D(B): loads the 16-byte PSW (mask, address) and continues at
+	// its address: a load and a jump through memory
+	// (arch/s390/kernel/mcount.S v6.2+ arch_rethook_trampoline returns so).
+	"lpswe": {mem: s390xLoad, size: 16, flow: s390xJumpPSW},
+	"mvc":   {mem: s390xSSMove}, "xc": {mem: s390xSSUpdate}, "nc": {mem: s390xSSUpdate},
 	"oc": {mem: s390xSSUpdate}, "clc": {mem: s390xSSCompare},
 
 	"brasl": s390xCallFact, "bras": s390xCallFact,
@@ -237,6 +242,8 @@ func s390xFacts(in *Inst, x s390xasm.Inst, sym Symbolizer) {
 		}
 	case s390xCallAddr:
 		in.Flow = FlowIndirectCall
+	case s390xJumpPSW:
+		in.Flow = FlowIndirectJump
 	case s390xJumpReg:
 		switch {
 		case mask == 0 || lastReg <= 0: // nopr

@@ -61,7 +61,7 @@ func All(arches []*regs.Arch, o AllOptions) ([]Summary, error) {
 				return nil, err
 			}
 			s := summarize(a, v, rs)
-			if o.SpeedN > 0 && (v.Graph != trampolines.GraphNone || v.Role == trampolines.Exit) {
+			if o.SpeedN > 0 && (v.Graph != trampolines.GraphNone || v.Role.Returns()) {
 				setup, err := harness.IntendedSetup(a, t)
 				if err != nil {
 					return nil, err

@@ -36,9 +36,12 @@ type Subject struct {
 // a function of the observations (harness.Batch) and the arch's
 // convention; it runs nothing and reads no machine.
 type analyzer struct {
-	s    Subject
-	a    *regs.Arch
-	t    harness.Tramp
+	s Subject
+	a *regs.Arch
+	t harness.Tramp
+	// role is the slot the trampoline fills: Entry, or Exit for both
+	// return_to_handler and arch_rethook_trampoline (trampolines.Rethook).
+	role trampolines.Role
 	conv convention
 	col  collector
 	// prepares counts prepare_ftrace_return calls over the batches;
@@ -72,7 +75,7 @@ func newAnalyzer(s Subject) (*analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &analyzer{s: s, a: s.Arch, t: s.Tramp, conv: conv, written: map[string]bool{}, volKept: map[string]int{},
+	return &analyzer{s: s, a: s.Arch, t: s.Tramp, role: slotRole(s.Tramp.Role), conv: conv, written: map[string]bool{}, volKept: map[string]int{},
 		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}, orcLost: map[uint64]string{}}, nil
 }
 
@@ -153,8 +156,11 @@ func (z *analyzer) unknownRan(ran []asm.Inst) {
 }
 
 func (z *analyzer) roleName() string {
-	if z.t.Role == trampolines.Entry {
+	if z.role == trampolines.Entry {
 		return "the entry trampoline"
+	}
+	if z.t.Role == trampolines.Rethook {
+		return "arch_rethook_trampoline"
 	}
 	return "return_to_handler"
 }
@@ -166,7 +172,7 @@ func (z *analyzer) call(c *harness.Call) {
 	irq, irqErrs := -1, 0
 	for _, inv := range c.Invocations {
 		z.graphActive = z.graphActive || inv.GraphActive
-		if inv.Role == z.t.Role {
+		if inv.Role == z.role {
 			if inv.Interrupted {
 				irq = z.interruptedInvocation(inv)
 				irqErrs += z.irqRuns[irq].col.errs
@@ -292,7 +298,7 @@ func oneLineRegs(e *harness.Stop) string {
 }
 
 func (z *analyzer) invocation(inv *harness.Invocation) {
-	a, conv, role := z.a, z.conv, z.t.Role
+	a, conv, role := z.a, z.conv, z.role
 	sp := inv.Before[a.SP]
 	z.runs++
 	if inv.Left {
@@ -336,8 +342,11 @@ func (z *analyzer) invocation(inv *harness.Invocation) {
 // call share the hooked return address: it then returns to itself).
 func (z *analyzer) calledKernel(inv *harness.Invocation) {
 	want, detail := harness.HostOpsListFunc, "the kernel calls the tracers once per traced call"
-	if z.t.Role == trampolines.Exit {
+	if z.role == trampolines.Exit {
 		want, detail = harness.HostReturnToHandler, "only ftrace_return_to_handler knows the original return address"
+	}
+	if z.t.Role == trampolines.Rethook {
+		want, detail = harness.HostRethookCallback, "only rethook_trampoline_handler knows the original return address"
 	}
 	n := 0
 	for i := range inv.Calls {
@@ -345,7 +354,7 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 			n++
 		}
 	}
-	if n == 0 || (n > 1 && z.t.Role == trampolines.Entry) {
+	if n == 0 || (n > 1 && z.role == trampolines.Entry) {
 		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), want, n), detail)
 	}
 	z.calledGraphEntry(inv)
@@ -359,7 +368,7 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 // SYM_FUNC_START(ftrace_graph_caller); s390x v6.13
 // arch/s390/kernel/mcount.S ftrace_graph_caller block).
 func (z *analyzer) calledGraphEntry(inv *harness.Invocation) {
-	if z.t.Role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !inv.GraphActive {
+	if z.role != trampolines.Entry || z.t.Graph != trampolines.GraphViaCaller || !inv.GraphActive {
 		return
 	}
 	n := 0
@@ -384,7 +393,7 @@ func (z *analyzer) control(inv *harness.Invocation) {
 func (z *analyzer) clobbers(inv *harness.Invocation) {
 	a := z.a
 	edited := z.callbackEdits(inv)
-	for _, i := range z.conv.keep[z.t.Role] {
+	for _, i := range z.conv.keep[z.role] {
 		want := inv.Before[i]
 		if v, ok := edited[i]; ok {
 			want = v // a callback changed it through ftrace_regs / pt_regs
@@ -404,10 +413,10 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 		if inv.HasLink {
 			want = inv.WantLink
 		}
-		if z.t.Role == trampolines.Exit && inv.WantPC != 0 {
+		if z.role == trampolines.Exit && inv.WantPC != 0 {
 			want = inv.WantPC
 		}
-		if z.t.Role == trampolines.Entry && inv.Direct && z.conv.directLink != nil {
+		if z.role == trampolines.Entry && inv.Direct && z.conv.directLink != nil {
 			want = z.conv.directLink(inv)
 		}
 		if inv.After[a.Link] != want {
@@ -424,7 +433,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 	// full-regs rule.
 	oldGraphPath := z.s.Setup.Entry.Graph == trampolines.GraphViaCaller && inv.GraphActive
 	if fullRegs(inv) && !oldGraphPath {
-		for _, i := range z.conv.keepFullRegs[z.t.Role] {
+		for _, i := range z.conv.keepFullRegs[z.role] {
 			if !savedInFrame(inv, i) {
 				continue // not handed over: a stale slot is its own finding
 			}
@@ -434,7 +443,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			}
 		}
 	}
-	for _, i := range z.conv.volatileInfo[z.t.Role] {
+	for _, i := range z.conv.volatileInfo[z.role] {
 		if inv.After[i] == inv.Before[i] {
 			z.volKept["kept"]++
 		} else {
@@ -448,7 +457,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 // must hand them to the traced code (ftrace_regs_set_return_value,
 // regs_set_return_value of an error injection, edited arguments).
 func (z *analyzer) callbackEdits(inv *harness.Invocation) map[int]uint64 {
-	if z.t.Role != trampolines.Entry || len(inv.CWrites) == 0 {
+	if z.role != trampolines.Entry || len(inv.CWrites) == 0 {
 		return nil
 	}
 	out := map[int]uint64{}
@@ -538,10 +547,10 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 			z.stackUsed = used
 		}
 	}
-	if hc.Name == harness.HostOpsListFunc && z.t.Role == trampolines.Entry {
+	if hc.Name == harness.HostOpsListFunc && z.role == trampolines.Entry {
 		z.callbackArgs(inv, hc)
 	}
-	if hc.Name == harness.HostPrepareFtraceRet && z.t.Role == trampolines.Entry {
+	if hc.Name == harness.HostPrepareFtraceRet && z.role == trampolines.Entry {
 		z.graphFunc(inv, hc)
 		z.graphEntryArgs(inv, hc)
 	}
@@ -671,7 +680,7 @@ func (z *analyzer) frame(inv *harness.Invocation) {
 		if z.conv.ignoreBits != nil {
 			ignore = z.conv.ignoreBits(sl)
 		}
-		if want, ok := z.conv.meaning(z.t.Role, z.t, inv, sl); ok && st.Value&^ignore != want&^ignore {
+		if want, ok := z.conv.meaning(z.role, z.t, inv, sl); ok && st.Value&^ignore != want&^ignore {
 			z.col.add(WrongValue, sl.Name, "", fmt.Sprintf("%s does not hold what it means", sl.Name),
 				fmt.Sprintf("%s, want %s", z.valueText(inv, st.Value), z.valueText(inv, want)))
 		}
@@ -732,7 +741,7 @@ func (z *analyzer) stackWrites(inv *harness.Invocation) {
 	if inv.Left && len(inv.AboveAfter) == len(inv.AboveBefore) {
 		for off := 0; off+8 <= len(inv.AboveBefore); off += 8 {
 			if a.Word(inv.AboveBefore[off:]) != a.Word(inv.AboveAfter[off:]) &&
-				!z.conv.allowedAbove(z.t.Role, uint64(off)) && !goWrote(sp+uint64(off)) {
+				!z.conv.allowedAbove(z.role, uint64(off)) && !goWrote(sp+uint64(off)) {
 				bad[uint64(off)] = 0
 			}
 		}
@@ -748,7 +757,7 @@ func (z *analyzer) stackWrites(inv *harness.Invocation) {
 			continue
 		}
 		off := x.Addr - sp
-		if off < harness.AboveWindow && !z.conv.allowedAbove(z.t.Role, off&^7) {
+		if off < harness.AboveWindow && !z.conv.allowedAbove(z.role, off&^7) {
 			bad[off&^7] = x.PC
 		}
 	}
@@ -784,11 +793,11 @@ func (z *analyzer) finish() {
 	z.ran()
 	z.objtool()
 	z.attributeInterrupts()
-	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
+	if len(z.conv.volatileInfo[z.role]) == 0 {
 		return
 	}
 	names := ""
-	for i, r := range z.conv.volatileInfo[z.t.Role] {
+	for i, r := range z.conv.volatileInfo[z.role] {
 		if i > 0 {
 			names += ", "
 		}
@@ -796,9 +805,9 @@ func (z *analyzer) finish() {
 	}
 	switch {
 	case z.volKept["changed"] == 0 && z.volKept["kept"] > 0:
-		z.col.add(Volatile, "", "", names+" kept across return_to_handler: volatile after a return, the ABI does not ask for it", "")
+		z.col.add(Volatile, "", "", names+" kept across "+z.roleName()+": volatile after a return, the ABI does not ask for it", "")
 	case z.volKept["changed"] > 0:
-		z.col.add(Volatile, "", "", names+" not kept across return_to_handler (allowed: volatile after a return)", "")
+		z.col.add(Volatile, "", "", names+" not kept across "+z.roleName()+" (allowed: volatile after a return)", "")
 	}
 }
 
@@ -809,14 +818,22 @@ func (z *analyzer) finish() {
 func (z *analyzer) ran() {
 	if z.runs == 0 {
 		what := "no traced call reached it"
-		if z.t.Role == trampolines.Exit {
+		if z.role == trampolines.Exit {
 			what = "no traced call was hooked by the graph entry path of " + z.s.Setup.Entry.Name
 		}
 		z.col.add(Control, "", "", fmt.Sprintf("%s (%s) never ran", z.roleName(), z.t.Symbol), what)
 		return
 	}
-	if z.t.Role == trampolines.Entry && z.s.Setup.Entry.Graph == trampolines.GraphViaCaller && z.graphActive && z.prepares == 0 {
+	if z.role == trampolines.Entry && z.s.Setup.Entry.Graph == trampolines.GraphViaCaller && z.graphActive && z.prepares == 0 {
 		z.col.add(Control, "", "", "the graph path did not run: prepare_ftrace_return was not called although a graph user is registered",
 			"ftrace_graph_call -> ftrace_graph_caller -> prepare_ftrace_return")
 	}
+}
+
+// slotRole is the pairing slot a trampoline of role r fills.
+func slotRole(r trampolines.Role) trampolines.Role {
+	if r.Returns() {
+		return trampolines.Exit
+	}
+	return r
 }

@@ -68,7 +68,7 @@ func Run(cfg Config) ([]Result, error) {
 		partner = &p
 	}
 	setup := harness.Setup{Arch: a, Entry: cfg.Tramp, Exit: *partner}
-	if cfg.Tramp.Role == trampolines.Exit {
+	if cfg.Tramp.Role.Returns() {
 		setup.Entry, setup.Exit = *partner, cfg.Tramp
 	}
 	wls := cfg.Workloads
@@ -81,6 +81,9 @@ func Run(cfg Config) ([]Result, error) {
 	}
 	if cfg.Calls <= 0 {
 		cfg.Calls = 8
+	}
+	if v := cfg.Tramp.Variant; v != nil && v.NoReturn && cfg.Limit == 0 {
+		cfg.Limit = noReturnLimit // it ends at the limit: reach it soon
 	}
 	var out []Result
 	for wi, w := range wls {
@@ -99,7 +102,7 @@ func Run(cfg Config) ([]Result, error) {
 func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result, error) {
 	a := cfg.Arch
 	other := setup.Exit
-	if cfg.Tramp.Role == trampolines.Exit {
+	if cfg.Tramp.Role.Returns() {
 		other = setup.Entry
 	}
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
@@ -112,7 +115,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	var irq trampolines.Role
 	if !cfg.NoInterrupts {
-		irq = cfg.Tramp.Role
+		irq = slotRole(cfg.Tramp.Role)
 	}
 	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq}, cfg.Scenario)
 	if err != nil {

@@ -14,6 +14,11 @@ import (
 // registers, the stack above the entry sp, and the meaning of each slot of
 // the structure they hand to C.
 type convention struct {
+	// unhooked are mnemonics whose memory accesses Unicorn's memory hooks
+	// do not see (QEMU runs them in a helper that reaches guest memory
+	// without the TCG callbacks): Exact adds their static facts to the
+	// per-instruction count and says so (Exactness.Unhooked).
+	unhooked map[string]string
 	// keep lists the registers that must come back unchanged (the stack
 	// pointer and the link register are checked separately); built from
 	// the ABI roles by entryKept and exitKept.

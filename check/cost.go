@@ -94,3 +94,11 @@ func insnText(im *asm.Image, pc uint64) string {
 	}
 	return in.Text
 }
+
+// UnitCost is the block-counter cost of every executed instruction of u
+// (block counts times the disassembler's facts), totals over the run; the
+// caller divides by its number of runs. unknown lists instructions without
+// memory facts.
+func UnitCost(im *asm.Image, blocks []emu.Block, u asm.Unit) (m Metrics, unknown []string) {
+	return unitCost(im, blocks, u)
+}

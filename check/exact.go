@@ -2,9 +2,11 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"trampemu/asm"
 	"trampemu/emu"
 	"trampemu/harness"
 	"trampemu/regs"
@@ -28,6 +30,11 @@ type Exactness struct {
 	// natively (callgrind's Ir, Dr and Dw; x86-64 only, nil where there is
 	// none). Package check does not compute it: the caller fills it in.
 	Valgrind *ValgrindCosts `json:"valgrind"`
+	// Unhooked is what the per-instruction count got from static facts
+	// for instructions Unicorn's memory hooks cannot see (per traced
+	// call), with the reason; zero when there were none.
+	Unhooked       ExactCosts `json:"unhooked"`
+	UnhookedReason string     `json:"unhooked_reason,omitempty"`
 }
 
 // ValgrindCosts are callgrind's instructions, data reads and data writes
@@ -80,6 +87,9 @@ func (e Exactness) Diff() string {
 	return strings.Join(s, "; ")
 }
 
+// noReturnLimit bounds a NoReturn variant's runs (instructions per batch).
+const noReturnLimit = 1_000_000
+
 // ExactCalls is how many checked calls of add Exact makes per variant.
 const ExactCalls = 8
 
@@ -100,13 +110,17 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	if err != nil {
 		return ex, err
 	}
-	h, err := harness.Start(setup, harness.Options{Checks: true, Timeout: 60 * time.Second}, sc)
+	opts := harness.Options{Checks: true, Timeout: 60 * time.Second}
+	if v.NoReturn {
+		opts.Limit = noReturnLimit // it ends at the limit: reach it soon
+	}
+	h, err := harness.Start(setup, opts, sc)
 	if err != nil {
 		return ex, err
 	}
 	defer h.Close()
 	unit := h.EntryUnit()
-	if v.Role == trampolines.Exit {
+	if v.Role.Returns() {
 		unit = h.ExitUnit()
 	}
 	calls, err := harness.RandomCalls(h, "add", ExactCalls, 1)
@@ -128,7 +142,7 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	var runs uint64
 	for _, c := range b.Calls {
 		for _, inv := range c.Invocations {
-			if inv.Role == v.Role {
+			if inv.Role == slotRole(v.Role) {
 				runs++
 			}
 		}
@@ -146,6 +160,18 @@ func Exact(a *regs.Arch, v *trampolines.Variant) (Exactness, error) {
 	c := ec.Counts()[0]
 	ex.Independent = ExactCosts{float64(c.Instructions) / n, float64(c.Loads) / n, float64(c.Stores) / n,
 		float64(c.LoadBytes) / n, float64(c.StoreBytes) / n}
+	conv, err := conventionOf(a)
+	if err != nil {
+		return ex, err
+	}
+	if u, why := unhookedCost(h.Image, h.M.Blocks(), unit, conv.unhooked); u.Loads+u.Stores > 0 {
+		ex.Unhooked = ExactCosts{0, u.Loads / n, u.Stores / n, u.LoadBytes / n, u.StoreBytes / n}
+		ex.UnhookedReason = why
+		ex.Independent.Loads += ex.Unhooked.Loads
+		ex.Independent.Stores += ex.Unhooked.Stores
+		ex.Independent.LoadBytes += ex.Unhooked.LoadBytes
+		ex.Independent.StoreBytes += ex.Unhooked.StoreBytes
+	}
 	return ex, nil
 }
 
@@ -162,4 +188,37 @@ func ExactAll(arches []*regs.Arch) ([]Exactness, error) {
 		}
 	}
 	return out, nil
+}
+
+// unhookedCost is the static cost of the executed instructions of u whose
+// mnemonic is in unhooked, and the reasons given for them.
+func unhookedCost(im *asm.Image, blocks []emu.Block, u asm.Unit, unhooked map[string]string) (Metrics, string) {
+	var m Metrics
+	var why []string
+	if len(unhooked) == 0 {
+		return m, ""
+	}
+	d := asm.ForImage(im)
+	for _, b := range blocks {
+		if b.Count == 0 || !u.Contains(b.Addr) {
+			continue
+		}
+		ins, _ := asm.Listing(im, d, b.Addr, b.Addr+uint64(b.Size))
+		for _, in := range ins {
+			mn, _, _ := strings.Cut(strings.TrimSpace(in.Text), " ")
+			r, ok := unhooked[mn]
+			if !ok {
+				continue
+			}
+			c := float64(b.Count)
+			m.Loads += c * float64(in.Loads)
+			m.Stores += c * float64(in.Stores)
+			m.LoadBytes += c * float64(in.LoadBytes)
+			m.StoreBytes += c * float64(in.StoreBytes)
+			if !slices.Contains(why, mn+": "+r) {
+				why = append(why, mn+": "+r)
+			}
+		}
+	}
+	return m, strings.Join(why, "; ")
 }

@@ -26,6 +26,10 @@ func init() { conventions[regs.S390X.Name] = s390xConvention }
 
 func s390xConvention(a *regs.Arch) convention {
 	return convention{
+		// mvc (arch_rethook_trampoline's copy of the psw): QEMU's
+		// helper_mvc (target/s390x/tcg/mem_helper.c, Unicorn 2.1.1) moves
+		// through access_memmove, past the memory hooks.
+		unhooked: map[string]string{"mvc": "QEMU's helper_mvc moves the bytes through access_memmove, past Unicorn's memory hooks"},
 		keep: map[trampolines.Role][]int{
 			// The arguments r2-r6 and callee-saved r6-r13: every register
 			// but the entry scratch r0/r1, r14 and r15.

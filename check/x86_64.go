@@ -70,6 +70,12 @@ func x86Convention(a *regs.Arch) convention {
 				if role == trampolines.Entry {
 					return b[a.SP] + 8, true // the sp at the call site
 				}
+				if t.Role == trampolines.Rethook {
+					// pushq %rsp after the fake return address and ss:
+					// arch_rethook_trampoline_callback adds the 16 back
+					// (arch/x86/kernel/rethook.c v5.18+).
+					return b[a.SP] - 16, true
+				}
 				return b[a.SP], true // the sp the traced function returned with
 			case "RIP":
 				if role == trampolines.Entry {
@@ -87,7 +93,7 @@ func x86Convention(a *regs.Arch) convention {
 				}
 				return 0, true // partial regs: arch_ftrace_get_regs() must say NULL
 			case "SS":
-				return regs.X86KernelDS, role == trampolines.Entry
+				return regs.X86KernelDS, role == trampolines.Entry || t.Role == trampolines.Rethook
 			case "EFLAGS":
 				return b[a.Flags], true
 			}

@@ -20,11 +20,17 @@ const (
 	SymFtraceGraphCall     = "ftrace_graph_call"
 	SymFtraceFunc          = "ftrace_func"
 	SymFtraceTraceFunction = "ftrace_trace_function"
+	// SymRethookCallback is arch_rethook_trampoline_callback
+	// (arch/x86/kernel/rethook.c, arch/arm64/kernel/rethook.c,
+	// arch/s390/kernel/rethook.c), what arch_rethook_trampoline calls.
+	SymRethookCallback = "arch_rethook_trampoline_callback"
+	// SymRethookTrampoline is arch_rethook_trampoline.
+	SymRethookTrampoline = "arch_rethook_trampoline"
 )
 
 // KernelFuncs are the kernel C functions the trampolines call, which Go
 // stands in for (host functions of the image).
-var KernelFuncs = []string{SymOpsListFunc, SymReturnToHandler, SymPrepareFtraceRet}
+var KernelFuncs = []string{SymOpsListFunc, SymReturnToHandler, SymPrepareFtraceRet, SymRethookCallback}
 
 // ArchOps is the per-arch surface of package ftrace: the call-site
 // encodings and patching of each arch's arch/*/kernel/ftrace.c and the
@@ -97,6 +103,14 @@ type ArchOps struct {
 	// FprobeV17Encodable: the v17 draft header (pattern 0xf << 60) can
 	// encode a pointer of the arch's heap.
 	FprobeV17Encodable bool
+	// RethookFrame is the frame arch_rethook_prepare records in the node
+	// (x86-64 regs->sp, arm64 regs->regs[29], s390x gprs[15]) and the
+	// trampoline callback later passes to rethook_trampoline_handler.
+	RethookFrame func(p *regs.Frame) (uint64, bool)
+	// RethookCallback is arch_rethook_trampoline_callback(regs) with its
+	// arch_rethook_fixup_return: it returns what the C function returns
+	// (returns false: void, x86-64).
+	RethookCallback func(k *Kernel, p *regs.Frame) (ret uint64, returns bool, err error)
 }
 
 // SiteAt reports whether a call site may sit off bytes into its function.
@@ -115,7 +129,7 @@ func (o *ArchOps) SiteAt(off uint64) bool {
 // Provided lists the symbols a trampoline of the arch may use without
 // defining them, as in the kernel.
 func (o *ArchOps) Provided() []string {
-	out := []string{SymFtraceStub, SymFunctionTraceOp, SymReturnToHandler, SymPrepareFtraceRet, SymOpsListFunc}
+	out := []string{SymFtraceStub, SymFunctionTraceOp, SymReturnToHandler, SymPrepareFtraceRet, SymOpsListFunc, SymRethookCallback}
 	return append(out, o.FuncPointers...)
 }
 

@@ -67,6 +67,8 @@ var arm64Ops = &ArchOps{
 	// pattern encodes them too.
 	FprobeMergedPattern: 0xf << headerSizeShift,
 	FprobeV17Encodable:  true,
+	RethookFrame:        func(p *regs.Frame) (uint64, bool) { return p.Raw("fp") },
+	RethookCallback:     arm64RethookCallback,
 }
 
 // A64 encodings (Arm ARM, "B", "BL", "HINT"; arch/arm64/kernel/insn.c
@@ -186,4 +188,17 @@ func arm64PartialRegs(k *Kernel, fregs *regs.Frame, fixed bool) (*regs.Frame, er
 func arm64UserMode(p *regs.Frame) (bool, bool) {
 	v, ok := p.Get("pstate")
 	return ok && v&0xf == 0, ok
+}
+
+// arm64RethookCallback is arch_rethook_trampoline_callback(regs)
+// (arch/arm64/kernel/rethook.c, v5.19+): return
+// rethook_trampoline_handler(regs, regs->regs[29]); the trampoline moves the
+// returned real address into lr (arm64 has no arch_rethook_fixup_return).
+func arm64RethookCallback(k *Kernel, p *regs.Frame) (uint64, bool, error) {
+	frame, _ := p.Raw("fp")
+	correct, err := k.Rethook.TrampolineHandler(p, frame)
+	if err != nil {
+		return 0, false, err
+	}
+	return correct, true, nil
 }

@@ -1,7 +1,9 @@
 // Package ftrace is the Go stand-in for the kernel C code the ftrace
 // trampolines call: the ftrace_ops list and its dispatch, the function-graph
 // tracer (multi-user shadow stack in guest memory, function_graph_enter_regs,
-// ftrace_return_to_handler, data reservation), fprobe on top of it, and the
+// ftrace_return_to_handler, data reservation), fprobe on top of it (and the
+// v5.18-v6.13 fprobe on one ftrace_ops per probe and rethook: RethookFprobes,
+// RethookCore, per-arch arch_rethook_trampoline_callback), and the
 // arch glue (ftrace_graph_func, prepare_ftrace_return, the exit-path ABIs of
 // each kernel era, the call-site encodings of arch/*/kernel/ftrace.c,
 // arm64's ftrace_partial_regs and the frame-pointer word of

@@ -111,6 +111,9 @@ type GraphStats struct {
 	RetFuncs       uint64 // RetFunc calls made
 	StaleBits      uint64 // set bitmap bits skipped because the slot held the stub
 	TracedWords    uint64 // shadow-stack words of all traced frames at commit
+	WrittenWords   uint64 // shadow-stack words the kernel wrote (frames pushed, meta words, fprobe headers)
+	ReadWords      uint64 // shadow-stack words the kernel read back (returns, data retrieval, unwinding)
+	UserTests      uint64 // loop mode: users' filters tested (ftrace_ops_test: a hash lookup each)
 	LastFrameWords int    // words of the last traced frame (4 + reservations)
 	MaxFrameWords  int
 }

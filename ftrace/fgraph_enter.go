@@ -68,6 +68,9 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 				continue
 			}
 			save := t.Curr
+			if o.Filter != nil {
+				g.stats.UserTests++
+			}
 			if (o.Filter == nil || o.Filter(fn)) && g.callEntry(o, trace, fregs) {
 				bitmap |= 1 << i
 			} else {
@@ -88,6 +91,7 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 	// 6. set_bitmap(current, offset, bitmap | BIT(0)): BIT(0) is always set,
 	// "fgraph_idx = 0 as a tail-call checking flag" (kernel/trace/fgraph.c, v6.11+).
 	g.mem.WriteWord(t.Stack+8*uint64(offset), bitmapWordAt(bitmap|1, g.frameOff()))
+	g.stats.WrittenWords++
 	g.stats.Traced++
 	words := t.Curr - base
 	g.stats.TracedWords += uint64(words)
@@ -112,7 +116,7 @@ func (g *Graph) push(t *Task, ret, fn, fp, retp uint64) (int, bool) {
 		return 0, false
 	}
 	base := t.Curr
-	w := func(i int, v uint64) { g.mem.WriteWord(t.Stack+8*uint64(i), v) }
+	w := func(i int, v uint64) { g.mem.WriteWord(t.Stack+8*uint64(i), v); g.stats.WrittenWords++ }
 	w(base+off, reservedWordAt(off))
 	w(base, ret)
 	w(base+1, fn)
@@ -170,6 +174,7 @@ func (g *Graph) ReserveData(ops *GraphOps, size int) (addr uint64, ok bool) {
 		return 0, false
 	}
 	g.mem.WriteWord(t.Stack+8*uint64(curr-1), DataWord(ops.Index(), words, MetaOffset(val)+words+1))
+	g.stats.WrittenWords++
 	t.Curr = curr
 	return data, true
 }

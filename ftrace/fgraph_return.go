@@ -43,7 +43,7 @@ func (g *Graph) Return(fregs *regs.Frame) (uint64, error) {
 func (g *Graph) ReturnFP(fregs *regs.Frame, fp uint64) (uint64, error) {
 	g.stats.Returns++
 	t := g.cur
-	s := ShadowStack{Mem: g.mem, Addr: t.Stack, Curr: t.Curr, FPTest: g.fpTest}
+	s := ShadowStack{Mem: g.mem, Addr: t.Stack, Curr: t.Curr, FPTest: g.fpTest, Reads: &g.stats.ReadWords}
 	fo := s.off()
 	base, err := s.topFrame(t.Curr)
 	var meta Meta
@@ -145,6 +145,7 @@ func (g *Graph) RetrieveParentData(ops *GraphOps, depth int) (addr uint64, size 
 		return 0, 0, false
 	}
 	s := g.Stack()
+	s.Reads = &g.stats.ReadWords // the kernel's reads (GraphStats.ReadWords)
 	pos := s.Curr
 	var base int
 	for {
@@ -195,6 +196,7 @@ func (g *Graph) RetAddr(idx *int, ret, retp uint64) uint64 {
 		return ret
 	}
 	s := g.Stack()
+	s.Reads = &g.stats.ReadWords
 	i := *idx
 	if i == 0 {
 		i = s.Curr

@@ -29,9 +29,15 @@ type Fprobe struct {
 	// not modelled: a shared probe behaves like any other.
 	StartDisabled bool
 	KprobeShared  bool
-	Private       any
+	// NrMaxactive is nr_maxactive (include/linux/fprobe.h v6.4-v6.13): the
+	// rethook pool size; 0 means the default the rethook-era
+	// fprobe_init_rethook computes. Deprecated (ignored) on fgraph.
+	NrMaxactive int
+	Private     any
 
 	mgr        *Fprobes
+	rmgr       *RethookFprobes
+	rstate     *rethookProbe
 	addr       uint64
 	registered bool
 	viaFtrace  bool // entry-only fast path (ftrace_ops instead of fgraph)
@@ -67,14 +73,18 @@ type FprobesConfig struct {
 
 // FprobeStats are the manager's counters.
 type FprobeStats struct {
-	Entries           uint64 // shared fgraph entry callback calls
-	ReserveFailed     uint64 // reservations that failed (nmissed counted)
-	Exits             uint64 // shared retfunc calls that found data
-	NoData            uint64 // retfunc calls without data (the BIT(0) quirk in slot 0)
-	FtraceEntries     uint64 // fast-path ftrace_ops calls
-	FtraceRecursion   uint64 // fast-path calls refused by the recursion lock
-	LastReservedWords int    // words reserved by the last entry (headers + data)
-	LastUsedWords     int    // of them, words holding records
+	Entries         uint64 // shared fgraph entry callback calls
+	ReserveFailed   uint64 // reservations that failed (nmissed counted)
+	Exits           uint64 // shared retfunc calls that found data
+	NoData          uint64 // retfunc calls without data (the BIT(0) quirk in slot 0)
+	FtraceEntries   uint64 // fast-path ftrace_ops calls
+	FtraceRecursion uint64 // fast-path calls refused by the recursion lock
+	// HashLookups are the address and existence tables' lookups: one
+	// fprobe_ip_table lookup per entry (find_first_fprobe_node), one
+	// fprobe_table lookup per record at return (is_fprobe_still_exist).
+	HashLookups       uint64
+	LastReservedWords int // words reserved by the last entry (headers + data)
+	LastUsedWords     int // of them, words holding records
 }
 
 // Fprobes is fprobe on fgraph (kernel/trace/fprobe.c, v6.14+): every probe

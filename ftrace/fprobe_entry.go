@@ -40,6 +40,7 @@ func (m *Fprobes) fgraphEntry(g *Graph, trace *GraphEnt, ops *GraphOps, fregs *r
 		return false
 	}
 	// A snapshot of the RCU list: handlers may (un)register probes.
+	m.stats.HashLookups++ // find_first_fprobe_node(func)
 	nodes := slices.Clone(m.table[trace.Func])
 	if len(nodes) == 0 {
 		return false
@@ -95,6 +96,7 @@ func (m *Fprobes) fgraphEntry(g *Graph, trace *GraphEnt, ops *GraphOps, fregs *r
 	// the unused tail in WORDS (the 2026 fix; the bug cleared bytes).
 	for i := used; i < reserved; i++ {
 		m.mem.WriteWord(data+8*uint64(i), 0)
+		g.stats.WrittenWords++
 	}
 	m.stats.LastReservedWords, m.stats.LastUsedWords = reserved, used
 	// If any exit_handler is set, data must be used.
@@ -112,6 +114,7 @@ func (m *Fprobes) writeHeader(at uint64, fp *Fprobe, sizeWords int) bool {
 	}
 	for i, v := range w {
 		m.mem.WriteWord(at+8*uint64(i), v)
+		m.g.stats.WrittenWords++
 	}
 	return true
 }
@@ -143,6 +146,7 @@ func (m *Fprobes) fgraphReturn(g *Graph, trace *GraphRet, ops *GraphOps, fregs *
 		}
 		for k := 0; k < hw; k++ {
 			hdr[k] = m.mem.ReadWord(addr + 8*uint64(cur+k))
+			g.stats.ReadWords++
 		}
 		fpAddr, sw := m.codec.Decode(hdr[:hw])
 		if hdr[0] == 0 || fpAddr == 0 {
@@ -150,6 +154,7 @@ func (m *Fprobes) fgraphReturn(g *Graph, trace *GraphRet, ops *GraphOps, fregs *
 		}
 		cur += hw
 		// is_fprobe_still_exist(fp) && !fprobe_disabled(fp)
+		m.stats.HashLookups++
 		if fp := m.byAddr[fpAddr]; fp != nil && !m.fprobeDisabled(fp) {
 			if sw < 0 || cur+sw > words {
 				// WARN_ON_ONCE(curr + size > size_words)

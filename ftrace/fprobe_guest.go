@@ -1,5 +1,7 @@
 package ftrace
 
+import "trampemu/regs"
+
 // struct fprobe in guest memory. The fields are the kernel's
 // (include/linux/fprobe.h, v6.14+: nmissed, flags, entry_data_size,
 // entry_handler, exit_handler, hlist_array); the layout is this tool's
@@ -37,16 +39,20 @@ const (
 	FprobeFlKprobeShared = 2
 )
 
-func (m *Fprobes) readFlags(fp *Fprobe) uint32 {
+func (m *Fprobes) readFlags(fp *Fprobe) uint32 { return guestFlags(m.mem, m.arch, fp) }
+
+func (m *Fprobes) writeFlags(fp *Fprobe, v uint32) { putGuestFlags(m.mem, m.arch, fp, v) }
+
+func guestFlags(mem regs.Memory, a *regs.Arch, fp *Fprobe) uint32 {
 	var b [4]byte
-	m.mem.Read(fp.addr+FprobeOffFlags, b[:])
-	return m.arch.ByteOrder.Uint32(b[:])
+	mem.Read(fp.addr+FprobeOffFlags, b[:])
+	return a.ByteOrder.Uint32(b[:])
 }
 
-func (m *Fprobes) writeFlags(fp *Fprobe, v uint32) {
+func putGuestFlags(mem regs.Memory, a *regs.Arch, fp *Fprobe, v uint32) {
 	var b [4]byte
-	m.arch.ByteOrder.PutUint32(b[:], v)
-	m.mem.Write(fp.addr+FprobeOffFlags, b[:])
+	a.ByteOrder.PutUint32(b[:], v)
+	mem.Write(fp.addr+FprobeOffFlags, b[:])
 }
 
 // fprobeDisabled is fprobe_disabled(fp): fp->flags & FPROBE_FL_DISABLED
@@ -57,21 +63,27 @@ func (m *Fprobes) dataSize(fp *Fprobe) int {
 	return int(m.mem.ReadWord(fp.addr + FprobeOffDataSize))
 }
 
-func (m *Fprobes) incMissed(fp *Fprobe) {
-	m.mem.WriteWord(fp.addr+FprobeOffNmissed, m.mem.ReadWord(fp.addr+FprobeOffNmissed)+1)
+func (m *Fprobes) incMissed(fp *Fprobe) { incGuestMissed(m.mem, fp) }
+
+func incGuestMissed(mem regs.Memory, fp *Fprobe) {
+	mem.WriteWord(fp.addr+FprobeOffNmissed, mem.ReadWord(fp.addr+FprobeOffNmissed)+1)
 }
 
 // writeStruct fills struct fprobe at registration (fprobe_init,
 // kernel/trace/fprobe.c, v6.14+): nmissed = 0, entry_data_size rounded up;
 // the flags are written only the first time (the kernel never resets them).
 func (m *Fprobes) writeStruct(fp *Fprobe, size int, first bool) {
+	writeGuestStruct(m.mem, m.arch, fp, size, first)
+}
+
+func writeGuestStruct(mem regs.Memory, a *regs.Arch, fp *Fprobe, size int, first bool) {
 	mark := func(set bool) uint64 {
 		if set {
 			return 1
 		}
 		return 0
 	}
-	m.mem.WriteWord(fp.addr+FprobeOffNmissed, 0)
+	mem.WriteWord(fp.addr+FprobeOffNmissed, 0)
 	if first {
 		var fl uint32
 		if fp.StartDisabled {
@@ -80,43 +92,59 @@ func (m *Fprobes) writeStruct(fp *Fprobe, size int, first bool) {
 		if fp.KprobeShared {
 			fl |= FprobeFlKprobeShared
 		}
-		m.writeFlags(fp, fl)
-		m.mem.Write(fp.addr+FprobeOffFlags+4, make([]byte, 4))
+		putGuestFlags(mem, a, fp, fl)
+		mem.Write(fp.addr+FprobeOffFlags+4, make([]byte, 4))
 	}
-	m.mem.WriteWord(fp.addr+FprobeOffDataSize, uint64(size))
-	m.mem.WriteWord(fp.addr+FprobeOffEntry, mark(fp.EntryHandler != nil))
-	m.mem.WriteWord(fp.addr+FprobeOffExit, mark(fp.ExitHandler != nil))
-	m.mem.WriteWord(fp.addr+FprobeOffHlist, 0)
+	mem.WriteWord(fp.addr+FprobeOffDataSize, uint64(size))
+	mem.WriteWord(fp.addr+FprobeOffEntry, mark(fp.EntryHandler != nil))
+	mem.WriteWord(fp.addr+FprobeOffExit, mark(fp.ExitHandler != nil))
+	mem.WriteWord(fp.addr+FprobeOffHlist, 0)
+}
+
+// guest returns the memory and arch of the manager fp is registered with
+// (nil before the first registration).
+func (fp *Fprobe) guest() (regs.Memory, *regs.Arch) {
+	switch {
+	case fp.mgr != nil:
+		return fp.mgr.mem, fp.mgr.arch
+	case fp.rmgr != nil:
+		return fp.rmgr.mem, fp.rmgr.arch
+	}
+	return nil, nil
 }
 
 // NMissed reads fp->nmissed from guest memory (0 before registration).
 func (fp *Fprobe) NMissed() uint64 {
-	if fp.mgr == nil {
+	mem, _ := fp.guest()
+	if mem == nil {
 		return 0
 	}
-	return fp.mgr.mem.ReadWord(fp.addr + FprobeOffNmissed)
+	return mem.ReadWord(fp.addr + FprobeOffNmissed)
 }
 
 // GuestFlags reads fp->flags from guest memory (0 before registration).
 func (fp *Fprobe) GuestFlags() uint32 {
-	if fp.mgr == nil {
+	mem, a := fp.guest()
+	if mem == nil {
 		return 0
 	}
-	return fp.mgr.readFlags(fp)
+	return guestFlags(mem, a, fp)
 }
 
 // Disabled reports fprobe_disabled(fp).
 func (fp *Fprobe) Disabled() bool {
-	if fp.mgr == nil {
+	mem, _ := fp.guest()
+	if mem == nil {
 		return fp.StartDisabled
 	}
-	return fp.mgr.fprobeDisabled(fp)
+	return fp.GuestFlags()&FprobeFlDisabled != 0
 }
 
 // GuestDataSize reads fp->entry_data_size (rounded at registration).
 func (fp *Fprobe) GuestDataSize() int {
-	if fp.mgr == nil {
+	mem, _ := fp.guest()
+	if mem == nil {
 		return 0
 	}
-	return fp.mgr.dataSize(fp)
+	return int(mem.ReadWord(fp.addr + FprobeOffDataSize))
 }

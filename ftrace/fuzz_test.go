@@ -2,6 +2,7 @@ package ftrace
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"trampemu/regs"
@@ -201,6 +202,29 @@ func FuzzGlobMatch(f *testing.F) {
 		}
 		if plain && s != "" && GlobMatch(s, s+"x") {
 			t.Fatalf("%q matches %q", s, s+"x")
+		}
+	})
+}
+
+// FuzzParseFprobeDesign: the --fprobe parser accepts exactly the design
+// names (any case) and round-trips them.
+func FuzzParseFprobeDesign(f *testing.F) {
+	for _, s := range []string{"rethook", "fgraph", "FGRAPH", "none", "", "rethook "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseFprobeDesign(s)
+		if err != nil {
+			if d != DesignNone {
+				t.Fatalf("%q: error %v with design %v", s, err, d)
+			}
+			return
+		}
+		if !strings.EqualFold(d.String(), s) {
+			t.Fatalf("%q parsed as %v", s, d)
+		}
+		if d2, err := ParseFprobeDesign(d.String()); err != nil || d2 != d {
+			t.Fatalf("%v does not round-trip: %v %v", d, d2, err)
 		}
 	})
 }

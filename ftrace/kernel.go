@@ -35,7 +35,17 @@ type KernelConfig struct {
 	Obs regs.Observer
 	// Warn is told of recorded warnings.
 	Warn func(Warning)
+	// RethookTrampoline is the guest address of arch_rethook_trampoline (0:
+	// none loaded; the rethook-era fprobe then cannot hook returns).
+	RethookTrampoline uint64
+	// CPUs is num_possible_cpus() of the model (0: DefaultCPUs).
+	CPUs int
 }
+
+// DefaultCPUs is the model's num_possible_cpus() when none is given: the
+// emulated machine runs one task on one CPU, but a kernel sizes its pools
+// for the possible CPUs; two keeps "x CPUs" visible in every count.
+const DefaultCPUs = 2
 
 // Kernel is the kernel side the trampolines call: the ftrace_ops list, the
 // function-graph tracer and the arch glue between them and the trampolines
@@ -47,6 +57,8 @@ type Kernel struct {
 	Obs    regs.Observer
 	Ftrace *Ftrace
 	Graph  *Graph
+	// Rethook is the rethook core (kernel/trace/rethook.c).
+	Rethook *RethookCore
 	// FunctionTraceOp is the guest address of the struct ftrace_ops the
 	// trampolines load from function_trace_op (ftrace_list_end when the
 	// list function is in use: a zeroed object here).
@@ -74,6 +86,12 @@ func NewKernel(cfg KernelConfig) (*Kernel, error) {
 		return nil, err
 	}
 	k.Graph = g
+	cpus := cfg.CPUs
+	if cpus <= 0 {
+		cpus = DefaultCPUs
+	}
+	k.Rethook = &RethookCore{Trampoline: cfg.RethookTrampoline, CPUs: cpus, mem: cfg.Mem, arch: cfg.Arch, heap: cfg.Heap, g: g,
+		lists: map[*Task][]*RethookNode{}, warn: func(kind, detail string) { g.warn(kind, detail) }}
 	op, err := cfg.Heap.Alloc(256, 64)
 	if err != nil {
 		return nil, err
@@ -244,4 +262,25 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 	}
 	ret, err = k.Graph.ReturnFP(f, fp)
 	return ret, fn, err
+}
+
+// RethookCallback is arch_rethook_trampoline_callback(regs), what
+// arch_rethook_trampoline calls with the pt_regs it built (Arch.PtRegs
+// where that is not Frame: arm64). It returns the C function's return
+// value (returns false: void).
+func (k *Kernel) RethookCallback(regsAddr uint64) (ret uint64, returns bool, err error) {
+	p := k.Frame(regsAddr, k.PtRegsLayout())
+	if p == nil {
+		return 0, false, fmt.Errorf("%s: regs is NULL", SymRethookCallback)
+	}
+	return MustOps(k.Arch).RethookCallback(k, p)
+}
+
+// PtRegsLayout is struct pt_regs of the arch (Arch.PtRegs, else Frame:
+// x86-64 and s390x ftrace_regs wrap a pt_regs).
+func (k *Kernel) PtRegsLayout() *regs.Layout {
+	if k.Arch.PtRegs != nil {
+		return k.Arch.PtRegs
+	}
+	return k.Arch.Frame
 }

@@ -46,6 +46,8 @@ var s390Ops = &ArchOps{
 	// pattern is 0 and the v17 draft's 0xf << 60 encodes no heap pointer.
 	FprobeMergedPattern: 0,
 	FprobeV17Encodable:  false,
+	RethookFrame:        func(p *regs.Frame) (uint64, bool) { return p.Raw("gprs[15]") },
+	RethookCallback:     s390RethookCallback,
 }
 
 // s390Brasl encodes "brasl %r<reg>,rel32" (c0 reg5) from site to target.
@@ -84,4 +86,19 @@ const s390PSWMaskPState = 0x0001000000000000
 func s390UserMode(p *regs.Frame) (bool, bool) {
 	v, ok := p.Get("psw.mask")
 	return ok && v&s390PSWMaskPState != 0, ok
+}
+
+// s390RethookCallback is arch_rethook_trampoline_callback(regs)
+// (arch/s390/kernel/rethook.c, v5.19+): rethook_trampoline_handler(regs,
+// regs->gprs[15]), which sets psw.addr to the real return address, with
+// arch_rethook_fixup_return writing it into gprs[14] too. The trampoline
+// (mcount.S v6.2+) returns through the psw, not the returned value.
+func s390RethookCallback(k *Kernel, p *regs.Frame) (uint64, bool, error) {
+	frame, _ := p.Raw("gprs[15]")
+	correct, err := k.Rethook.TrampolineHandler(p, frame)
+	if err != nil {
+		return 0, false, err
+	}
+	p.Set("gprs[14]", correct)
+	return correct, true, nil
 }

@@ -47,9 +47,16 @@ type ShadowStack struct {
 	// FPTest: the frames have the fp word of HAVE_FUNCTION_GRAPH_FP_TEST
 	// ({ret, func, fp, retp}: FGRAPH_FRAME_OFFSET 4, arm64).
 	FPTest bool
+	// Reads, when set, counts the words read (GraphStats.ReadWords).
+	Reads *uint64
 }
 
-func (s ShadowStack) word(i int) uint64 { return s.Mem.ReadWord(s.Addr + 8*uint64(i)) }
+func (s ShadowStack) word(i int) uint64 {
+	if s.Reads != nil {
+		*s.Reads++
+	}
+	return s.Mem.ReadWord(s.Addr + 8*uint64(i))
+}
 
 // off is FGRAPH_FRAME_OFFSET for the stack's frames.
 func (s ShadowStack) off() int {

@@ -42,6 +42,8 @@ var x86Ops = &ArchOps{
 	// Kernel addresses are in the top half: top nibble 0xf.
 	FprobeMergedPattern: 0xf << headerSizeShift,
 	FprobeV17Encodable:  true,
+	RethookFrame:        func(p *regs.Frame) (uint64, bool) { return p.StackPointer() },
+	RethookCallback:     x86RethookCallback,
 }
 
 // x86Call encodes "call rel32" (e8) from site to target over the call old.
@@ -80,4 +82,30 @@ func x86GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
 func x86UserMode(p *regs.Frame) (bool, bool) {
 	v, ok := p.Get("CS")
 	return ok && v&3 != 0, ok
+}
+
+// x86RethookCallback is arch_rethook_trampoline_callback(regs) with
+// arch_rethook_fixup_return (arch/x86/kernel/rethook.c, v5.18+ with the ss
+// push of "x86,rethook: Fix arch_rethook_trampoline() to generate a complete
+// pt_regs", Mar 2022): cs = __KERNEL_CS, ip = the trampoline, orig_ax = ~0,
+// sp += 2 words (past the ss slot and the fake return address: the sp
+// after the traced function's ret); frame = &regs->ss + 1, the fake return
+// address, where arch_rethook_prepare found regs->sp; the handler; the real
+// return address over the fake one; then flags copied into the ss slot so
+// the trampoline's popf can come right before its ret.
+func x86RethookCallback(k *Kernel, p *regs.Frame) (uint64, bool, error) {
+	p.Set("CS", regs.X86KernelCS)
+	p.Set("RIP", k.Rethook.Trampoline)
+	p.Set("ORIG_RAX", ^uint64(0))
+	sp, _ := p.Get("RSP")
+	p.Set("RSP", sp+16)
+	frame := p.Base + uint64(p.Layout.Size)
+	correct, err := k.Rethook.TrampolineHandler(p, frame)
+	if err != nil {
+		return 0, false, err
+	}
+	k.Mem.WriteWord(frame, correct)
+	flags, _ := p.Get("EFLAGS")
+	p.Set("SS", flags)
+	return 0, false, nil
 }

@@ -20,6 +20,7 @@ const (
 	HostOpsListFunc      = ftrace.SymOpsListFunc
 	HostReturnToHandler  = ftrace.SymReturnToHandler
 	HostPrepareFtraceRet = ftrace.SymPrepareFtraceRet
+	HostRethookCallback  = ftrace.SymRethookCallback
 	HostNext             = "trampemu_next"
 	HostDirectHook       = "trampemu_direct_hook"
 	symChecked           = "trampemu_checked_loop"
@@ -186,7 +187,11 @@ func (t Tramp) ownSource() asm.Source {
 func (s Setup) validate(im *asm.Image) error {
 	var missing []string
 	need := func(t Tramp, sym string) {
-		u, _ := im.Unit(string(t.Role))
+		unit := trampolines.Entry
+		if t.Role.Returns() {
+			unit = trampolines.Exit // the exit slot's unit (BuildWith)
+		}
+		u, _ := im.Unit(string(unit))
 		addr, ok := im.Symbol(sym)
 		if !ok || !u.Contains(addr) {
 			missing = append(missing, fmt.Sprintf("%s (in %s)", sym, t.Source.Name))

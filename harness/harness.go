@@ -80,6 +80,10 @@ type Harness struct {
 	FunctionHits uint64
 	LastTraced   [2]uint64
 
+	// Rethooks is the rethook-era fprobe manager of a user set's graph
+	// user when the exit is arch_rethook_trampoline (nil otherwise).
+	Rethooks *ftrace.RethookFprobes
+
 	// Host-call counts per kernel function (entries and exits of the
 	// trampolines when they work).
 	Dispatches, Returns, Prepares uint64
@@ -176,8 +180,13 @@ func (h *Harness) init() error {
 	if h.Opts.Checks {
 		obs = h.obs
 	}
+	var rethook uint64
+	if h.Setup.Exit.Role == trampolines.Rethook {
+		rethook = h.sym(ftrace.SymRethookTrampoline)
+	}
 	k, err := ftrace.NewKernel(ftrace.KernelConfig{
 		Arch: a, Mem: h.mem, Heap: ftrace.NewHeap(a.Memory.Heap), ReturnToHandler: h.rth, Obs: obs,
+		RethookTrampoline: rethook,
 	})
 	if err != nil {
 		return err
@@ -201,6 +210,7 @@ func (h *Harness) init() error {
 		{HostOpsListFunc, h.hostOpsListFunc, clobber},
 		{HostReturnToHandler, h.hostReturnToHandler, clobber},
 		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, clobber},
+		{HostRethookCallback, h.hostRethookCallback, clobber},
 		{HostNext, h.hostNext, false},
 		{HostDirectHook, func(*emu.Machine) error { return nil }, false},
 	}
@@ -484,6 +494,31 @@ func (h *Harness) hostReturnToHandler(m *emu.Machine) error {
 		}
 		if h.inv.Func == 0 {
 			h.inv.Func = fn
+		}
+	}
+	return nil
+}
+
+// hostRethookCallback is arch_rethook_trampoline_callback(struct pt_regs
+// *regs): rethook_trampoline_handler runs the exit handlers and finds the
+// real return address (returned on arm64 and s390x; x86-64 writes it over
+// the trampoline's fake return address).
+func (h *Harness) hostRethookCallback(m *emu.Machine) error {
+	h.Returns++
+	arg := m.Arg(0)
+	hc := h.noteHostCall(HostRethookCallback, arg, h.K.PtRegsLayout())
+	ret, returns, err := h.K.RethookCallback(arg)
+	if err != nil {
+		return err
+	}
+	if returns {
+		m.SetReturn(ret)
+	}
+	if hc != nil {
+		hc.Return = ret
+		if ip, ok := h.K.Frame(arg, h.K.PtRegsLayout()).InstructionPointer(); ok {
+			h.inv.WantPC = ip
+			h.inv.WantLink, h.inv.HasLink = ip, h.Arch.Link >= 0
 		}
 	}
 	return nil

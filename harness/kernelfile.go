@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -137,6 +138,8 @@ var fileRoles = []fileRole{
 	{trampolines.Entry, "ftrace_caller", "CONFIG_DYNAMIC_FTRACE"},
 	{trampolines.Entry, "ftrace_regs_caller", "CONFIG_DYNAMIC_FTRACE_WITH_REGS"},
 	{trampolines.Exit, symReturnToHandler, "CONFIG_FUNCTION_GRAPH_TRACER"},
+	// arch/s390/kernel/mcount.S v6.2+ (CONFIG_RETHOOK).
+	{trampolines.Rethook, ftrace.SymRethookTrampoline, "CONFIG_RETHOOK"},
 }
 
 // LoadFile reads a kernel file, fixes its model and options, and finds the
@@ -165,10 +168,13 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		// Linked once per role: the other role's symbols of this copy are
 		// made local so that the two copies (and a registry partner) do
 		// not clash.
-		if role == trampolines.Exit {
-			s.Globals = []string{symReturnToHandler}
-		} else {
-			s.Locals = []string{symReturnToHandler}
+		switch role {
+		case trampolines.Exit:
+			s.Globals, s.Locals = []string{symReturnToHandler}, []string{ftrace.SymRethookTrampoline}
+		case trampolines.Rethook:
+			s.Globals, s.Locals = []string{ftrace.SymRethookTrampoline}, []string{symReturnToHandler}
+		default:
+			s.Locals = []string{symReturnToHandler, ftrace.SymRethookTrampoline}
 		}
 		return s
 	}
@@ -180,11 +186,11 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 		return nil, err
 	}
 	u, _ := im.Unit(string(trampolines.Entry))
-	var entries, exits []Tramp
+	var entries, exits, rethooks []Tramp
 	at := map[uint64]bool{}
 	for _, r := range fileRoles {
 		addr, ok := im.Symbol(r.symbol)
-		if r.role == trampolines.Exit {
+		if r.role.Returns() {
 			// The probe copy localized it; look for the local symbol.
 			addr, ok = localSymbol(im, r.symbol)
 		}
@@ -202,10 +208,14 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 			Source: src(r.role), IncludeDirs: dirs,
 			Model: &f.Choice, Support: []asm.Source{standIns, providedData},
 		}
-		if r.role == trampolines.Entry {
+		switch r.role {
+		case trampolines.Entry:
 			t.Graph = f.Choice.Model.Graph
 			entries = append(entries, t)
-		} else {
+		case trampolines.Rethook:
+			t.ExitABI = trampolines.ExitRethook
+			rethooks = append(rethooks, t)
+		default:
 			t.ExitABI = f.Choice.Model.ExitABI
 			exits = append(exits, t)
 		}
@@ -221,7 +231,7 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 			entries = append(entries, g)
 		}
 	}
-	if len(entries)+len(exits) > 0 && len(undefined) > 0 {
+	if len(entries)+len(exits)+len(rethooks) > 0 && len(undefined) > 0 {
 		return nil, fmt.Errorf("%s: undefined symbols: %s (neither the file nor the tool defines them: define them in the file, or a CONFIG option the tool does not model? see 'trampemu list --config')",
 			path, strings.Join(undefined, ", "))
 	}
@@ -239,7 +249,17 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 			exits[i].Partner = &p
 		}
 	}
-	f.Tramps = append(entries, exits...)
+	// arch_rethook_trampoline pairs with the entry the fprobe ops' SAVE_REGS
+	// selects (ftrace_regs_caller when the file has one).
+	for i := range rethooks {
+		for j := range entries {
+			if j == 0 || entries[j].Symbol == "ftrace_regs_caller" && entries[j].Measure == "" {
+				p := entries[j]
+				rethooks[i].Partner = &p
+			}
+		}
+	}
+	f.Tramps = append(append(entries, exits...), rethooks...)
 	return f, nil
 }
 
@@ -283,7 +303,7 @@ func sizedSymbol(im *asm.Image, name string) (addr, size uint64, ok bool) {
 // function when set, else the role's whole unit.
 func (h *Harness) MeasureUnit(t Tramp) asm.Unit {
 	u := h.entryUnit
-	if t.Role == trampolines.Exit {
+	if t.Role.Returns() {
 		u = h.exitUnit
 	}
 	if t.Measure == "" {

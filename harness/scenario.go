@@ -250,6 +250,12 @@ func (h *Harness) Install(s UserSet) error {
 			return err
 		}
 	}
+	if s.Graph && h.Setup.Exit.Role == trampolines.Rethook {
+		// The return path is arch_rethook_trampoline: the graph user is
+		// an fprobe on rethook with an exit handler on every function
+		// (kernel/trace/fprobe.c v5.18-v6.13), reading the same values.
+		return h.installRethookProbe(s.GraphRetReads)
+	}
 	if s.Graph {
 		if err := k.Graph.Register(&ftrace.GraphOps{Name: "graph",
 			EntryFunc: func(*ftrace.Graph, *ftrace.GraphEnt, *ftrace.GraphOps, *regs.Frame) bool { return true },
@@ -266,6 +272,49 @@ func (h *Harness) Install(s UserSet) error {
 		}
 	}
 	return nil
+}
+
+// installRethookProbe registers one fprobe on the rethook design on every
+// traced function, its exit handler reading reads from the pt_regs the
+// rethook trampoline built.
+func (h *Harness) installRethookProbe(reads []string) error {
+	m, err := ftrace.NewRethookFprobes(ftrace.RethookFprobesConfig{Kernel: h.K, Era: ftrace.RethookV613, Symbols: h.siteSymbols()})
+	if err != nil {
+		return err
+	}
+	ips := make([]uint64, 0, len(h.Sites))
+	for _, s := range h.Sites {
+		ips = append(ips, s.Addr)
+	}
+	// Like a kretprobe handler, it may look at any register of the pt_regs
+	// (the rethook era hands exit handlers a whole one): every slot that
+	// mirrors a register is read.
+	var slots []string
+	for _, sl := range h.K.PtRegsLayout().Slots {
+		if sl.Reg >= 0 {
+			slots = append(slots, sl.Name)
+		}
+	}
+	fp := &ftrace.Fprobe{Name: "graph",
+		ExitHandler: func(_ *ftrace.Fprobe, _, _ uint64, f *regs.Frame, _ uint64) {
+			for _, w := range reads {
+				read(f, w)
+			}
+			for _, sl := range slots {
+				f.Get(sl)
+			}
+		}}
+	h.Rethooks = m
+	return m.RegisterIPs(fp, ips)
+}
+
+// siteSymbols maps each traced function to its call site.
+func (h *Harness) siteSymbols() map[string]uint64 {
+	out := make(map[string]uint64, len(h.Sites))
+	for _, s := range h.Sites {
+		out[s.Func] = s.Addr
+	}
+	return out
 }
 
 // IPMod is what an ip-modifying user did to one traced call: where it

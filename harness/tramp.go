@@ -234,7 +234,7 @@ func IntendedSetup(a *regs.Arch, t Tramp) (Setup, error) {
 	if err != nil {
 		return Setup{}, err
 	}
-	if t.Role == trampolines.Exit {
+	if t.Role.Returns() {
 		return Setup{Arch: a, Entry: p, Exit: t}, nil
 	}
 	return Setup{Arch: a, Entry: t, Exit: p}, nil
@@ -243,7 +243,7 @@ func IntendedSetup(a *regs.Arch, t Tramp) (Setup, error) {
 // Pair returns the variant's intended partner for the other role.
 func Pair(a *regs.Arch, t Tramp) (Tramp, error) {
 	other := trampolines.Exit
-	if t.Role == trampolines.Exit {
+	if t.Role.Returns() {
 		other = trampolines.Entry
 	}
 	if t.Partner != nil {

@@ -109,6 +109,14 @@ func (h *Harness) onInterrupt(m *emu.Machine, pc uint64) error {
 // return_to_handler, and for a return_to_handler the shadow stack no longer
 // knows).
 func (h *Harness) graphRetAddr(ra, retp uint64) uint64 {
+	if tr := h.K.Rethook.Trampoline; tr != 0 && ra == tr {
+		// is_rethook_trampoline: the unwinder asks rethook_find_ret_addr
+		// (arch/x86/include/asm/unwind.h unwind_recover_rethook).
+		if real := h.K.Rethook.FindRetAddr(retp); real != 0 {
+			return real
+		}
+		return ra
+	}
 	if ra != h.rth {
 		return ra
 	}

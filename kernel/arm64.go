@@ -296,3 +296,16 @@ func init() {
 	treeFiles["arm64"] = "arch/arm64/kernel/entry-ftrace.S"
 	configArch["arm64"] = "CONFIG_ARM64"
 }
+
+// arm64 fprobe eras: rethook from v5.19 (arch/arm64/kernel/rethook.c,
+// kprobes_trampoline.S) while arm64 has DYNAMIC_FTRACE_WITH_REGS (CONFIG_FPROBE
+// depends on it in v5.18: kernel/trace/Kconfig); v6.2 moves arm64 to
+// WITH_ARGS, which leaves no fprobe until v6.14 puts it on fgraph
+// (the v6.2 end is inferred from the Kconfig dependency, unverified).
+func init() {
+	FprobeEras = append(FprobeEras,
+		FprobeEra{Arch: "arm64", From: Version{5, 19}, To: Version{6, 1}, Design: ftrace.DesignRethook,
+			Doc: "arm64 rethook (v5.19) with the WITH_REGS entry"},
+		FprobeEra{Arch: "arm64", From: Version{6, 14}, Design: ftrace.DesignFgraph,
+			Doc: "v6.14 fprobe on fgraph"})
+}

@@ -141,8 +141,10 @@ func TestConfig(t *testing.T) {
 
 func TestStandIns(t *testing.T) {
 	// arm64's entry-ftrace.S calls no kernel function outside ftrace's
-	// own (kernel/arm64.go): its stand-ins are an empty .text.
-	for arch, want := range map[string]bool{"x86_64": true, "s390x": true, "arm64": false} {
+	// own (kernel/arm64.go), nor does s390x's mcount.S now that
+	// arch_rethook_trampoline_callback is a host function: their
+	// stand-ins are an empty .text.
+	for arch, want := range map[string]bool{"x86_64": true, "s390x": false, "arm64": false} {
 		s := StandIns(arch)
 		if strings.Contains(s, ".weak") != want || !strings.HasPrefix(s, "\t.text\n") {
 			t.Errorf("%s: stand-ins %v, want %v:\n%s", arch, strings.Contains(s, ".weak"), want, s)

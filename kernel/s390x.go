@@ -177,12 +177,25 @@ func detectS390(s *source) Evidence {
 }
 
 // s390x kernel functions mcount.S names outside the paths the tool runs:
-// the rethook trampoline's C half (v6.x, CONFIG_RETHOOK).
+// none since arch_rethook_trampoline runs (its C half,
+// arch_rethook_trampoline_callback, is a host function:
+// ftrace.SymRethookCallback).
 func init() {
-	standIns["s390x"] = standIn{trap: ".long 0", funcs: []string{"arch_rethook_trampoline_callback"}}
+	standIns["s390x"] = standIn{trap: ".long 0"}
 }
 
 func init() {
 	treeFiles["s390x"] = "arch/s390/kernel/mcount.S"
 	configArch["s390x"] = "CONFIG_S390"
+}
+
+// s390x fprobe eras: the rethook trampoline in arch/s390/kernel/mcount.S
+// from v6.2 (the form modelled; s390's rethook first came with the
+// kprobes trampoline, release unverified); v6.14 fgraph.
+func init() {
+	FprobeEras = append(FprobeEras,
+		FprobeEra{Arch: "s390x", From: Version{6, 2}, To: Version{6, 13}, Design: ftrace.DesignRethook,
+			Doc: "arch_rethook_trampoline in arch/s390/kernel/mcount.S (v6.2+)"},
+		FprobeEra{Arch: "s390x", From: Version{6, 14}, Design: ftrace.DesignFgraph,
+			Doc: "v6.14 fprobe on fgraph"})
 }

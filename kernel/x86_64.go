@@ -165,3 +165,14 @@ func init() {
 	treeFiles["x86_64"] = "arch/x86/kernel/ftrace_64.S"
 	configArch["x86_64"] = "CONFIG_X86_64"
 }
+
+// x86-64 fprobe eras: kernel/trace/Kconfig v5.18 adds CONFIG_FPROBE
+// ("fprobe: Add ftrace based probe APIs", with x86's rethook,
+// arch/x86/kernel/rethook.c); v6.14 rewrites it on fgraph.
+func init() {
+	FprobeEras = append(FprobeEras,
+		FprobeEra{Arch: "x86_64", From: Version{5, 18}, To: Version{6, 13}, Design: ftrace.DesignRethook,
+			Doc: "v5.18 fprobe on ftrace_ops + rethook (kernel/trace/fprobe.c, arch/x86/kernel/rethook.c)"},
+		FprobeEra{Arch: "x86_64", From: Version{6, 14}, Design: ftrace.DesignFgraph,
+			Doc: "v6.14 fprobe: Rewrite fprobe on function-graph tracer"})
+}

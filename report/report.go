@@ -265,17 +265,17 @@ func findingLines(s check.Summary) []string {
 }
 
 // ScenarioTable renders scenario outcomes in Markdown: one row per
-// (scenario, arch) with its verdict, shadow-stack words per call, warnings
+// (scenario, arch, fprobe design) with its verdict, shadow-stack words per call, warnings
 // and failed expectations.
 func ScenarioTable(w io.Writer, outs []scenarios.Outcome) error {
-	fmt.Fprintln(w, "| scenario | arch | header | result | shadow words/call | warnings | failed expectations |")
-	fmt.Fprintln(w, "|---|---|---|---|--:|---|---|")
+	fmt.Fprintln(w, "| scenario | arch | fprobe design | header | result | shadow words/call | warnings | failed expectations |")
+	fmt.Fprintln(w, "|---|---|---|---|---|--:|---|---|")
 	for _, o := range outs {
 		res := "ok"
 		if !o.OK {
 			res = "FAILED"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Scenario, o.Arch, o.Header, res,
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", o.Scenario, o.Arch, o.Design, o.Header, res,
 			num(o.ShadowWordsPerCall), cell(o.Warnings), cell(o.Findings))
 	}
 	return nil

@@ -10,4 +10,11 @@
 // Measure tabulates shadow-stack words per traced call and the maximum
 // traced depth per fprobe header encoding, number of probes and entry-data
 // size, next to what the shadow-stack constants predict (Predict).
+//
+// The fprobe selftests (Scenario.Designs) also run on the rethook design of
+// v5.18-v6.13 (RunDesign, RunForm): the arch's arch_rethook_trampoline
+// with the SAVE_REGS entry of its era and ftrace.RethookFprobes.
+// CompareFprobe puts both designs side by side per arch: trampoline costs,
+// the C side counted by the Go kernel, memory, and the merged fgraph
+// dispatch per number of users.
 package scenarios

@@ -23,6 +23,10 @@ type runCtx struct {
 	out  *Outcome
 	a    *regs.Arch
 	hdr  ftrace.HeaderEncoding
+	// design is the fprobe implementation the run's machines have.
+	design ftrace.FprobeDesign
+	// form is the rethook design's form (RunForm).
+	form ftrace.RethookEra
 	envs []*env
 	// watch, when set, sees each new machine (Scenario.RunWatched).
 	watch func(h *harness.Harness)
@@ -41,8 +45,10 @@ type env struct {
 	mem   regs.Memory
 	syms  map[string]uint64 // function -> ftrace location (the call site)
 	rng   *rand.Rand
-	ret   uint64 // trampemu_return: where every driver call returns
-	fp    *ftrace.Fprobes
+	ret   uint64          // trampemu_return: where every driver call returns
+	fp    *ftrace.Fprobes // the fgraph design's manager (nil on rethook)
+	rfp   *ftrace.RethookFprobes
+	api   ftrace.FprobeManager // the design's manager
 
 	graphPath bool
 	scratch   []uint64 // per nesting level: an ftrace_regs and a stack word for kernelCall
@@ -53,12 +59,8 @@ type env struct {
 // checks off, the ftrace_graph_func ops registered first on the ops list
 // (so observers registered later run after the graph entry) and every call
 // site patched.
-func newMachine(a *regs.Arch) (*harness.Harness, error) {
-	entry, err := harness.Current(a, trampolines.Entry)
-	if err != nil {
-		return nil, err
-	}
-	exit, err := harness.Current(a, trampolines.Exit)
+func newMachine(a *regs.Arch, design ftrace.FprobeDesign) (*harness.Harness, error) {
+	entry, exit, err := designPairing(a, design)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +68,9 @@ func newMachine(a *regs.Arch) (*harness.Harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	if entry.Graph == trampolines.GraphViaOps {
+	if entry.Graph == trampolines.GraphViaOps && design != ftrace.DesignRethook {
+		// (On rethook no graph user exists: ftrace_graph_func is not on the
+		// ops list, which the dispatch counts would otherwise show.)
 		if err := h.K.EnableGraphViaOps(); err != nil {
 			h.Close()
 			return nil, err
@@ -77,6 +81,29 @@ func newMachine(a *regs.Arch) (*harness.Harness, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// designPairing is the trampolines a design's machine runs: the current
+// pairing for fgraph; for rethook the arch's arch_rethook_trampoline with
+// the SAVE_REGS entry of its era (its Pair: the fprobe ops sets
+// FTRACE_OPS_FL_SAVE_REGS, kernel/trace/fprobe.c v5.18-v6.13).
+func designPairing(a *regs.Arch, design ftrace.FprobeDesign) (entry, exit harness.Tramp, err error) {
+	if design == ftrace.DesignRethook {
+		v, err := harness.FindVariant(a, trampolines.Rethook, "rethook")
+		if err != nil {
+			return entry, exit, err
+		}
+		if exit, err = harness.FromVariant(v); err != nil {
+			return entry, exit, err
+		}
+		entry, err = harness.Pair(a, exit)
+		return entry, exit, err
+	}
+	if entry, err = harness.Current(a, trampolines.Entry); err != nil {
+		return entry, exit, err
+	}
+	exit, err = harness.Current(a, trampolines.Exit)
+	return entry, exit, err
 }
 
 // Symbols maps each traced function of the image to its ftrace location
@@ -91,7 +118,7 @@ func Symbols(h *harness.Harness) map[string]uint64 {
 
 // env builds a machine for this run with fprobe header hdr.
 func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
-	h, err := newMachine(r.a)
+	h, err := newMachine(r.a, r.design)
 	if err != nil {
 		return nil, setupError{err}
 	}
@@ -106,12 +133,25 @@ func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
 	e.graphPath = h.K.GraphActive() || h.Setup.Entry.Graph == trampolines.GraphViaOps
 	// Ftrace set: entry-only probes take the plain ftrace_ops fast path of
 	// current kernels (kernel/trace/fprobe.c, late 2025), not fgraph.
-	fp, err := ftrace.NewFprobes(ftrace.FprobesConfig{Graph: e.g, Symbols: e.syms, Header: hdr, Ftrace: e.k.Ftrace})
-	if err != nil {
-		h.Close()
-		return nil, setupError{err}
+	if r.design == ftrace.DesignRethook {
+		form := r.form
+		if form.Pool == 0 {
+			form = ftrace.RethookV613
+		}
+		rfp, err := ftrace.NewRethookFprobes(ftrace.RethookFprobesConfig{Kernel: e.k, Symbols: e.syms, Era: form})
+		if err != nil {
+			h.Close()
+			return nil, setupError{err}
+		}
+		e.rfp, e.api = rfp, rfp
+	} else {
+		fp, err := ftrace.NewFprobes(ftrace.FprobesConfig{Graph: e.g, Symbols: e.syms, Header: hdr, Ftrace: e.k.Ftrace})
+		if err != nil {
+			h.Close()
+			return nil, setupError{err}
+		}
+		e.fp, e.api = fp, fp
 	}
-	e.fp = fp
 	r.envs = append(r.envs, e)
 	return e, nil
 }
@@ -273,17 +313,18 @@ func (e *env) kernelCall(fn string, arg uint64) (result uint64, traced bool, err
 	level := e.kdepth
 	e.kdepth++
 	defer func() { e.kdepth-- }()
+	layout := e.h.Setup.Entry.FrameLayout(e.a)
 	for len(e.scratch) <= level {
-		a, err := e.k.Heap.Alloc(uint64(e.a.Frame.Size)+64, 16)
+		a, err := e.k.Heap.Alloc(uint64(max(e.a.Frame.Size, layout.Size))+64, 16)
 		if err != nil {
 			return 0, false, setupError{err}
 		}
 		e.scratch = append(e.scratch, a)
 	}
 	fregs := e.scratch[level]
-	stack := fregs + uint64(e.a.Frame.Size) + 16
-	f := regs.NewFrame(e.a, e.mem, fregs, nil)
-	acc := e.a.Frame.Accessors
+	stack := fregs + uint64(max(e.a.Frame.Size, layout.Size)) + 16
+	f := &regs.Frame{Arch: e.a, Layout: layout, Base: fregs, Mem: e.mem}
+	acc := layout.Accessors
 	ret := e.ret
 	f.Set(acc.IP, site)
 	f.Set(acc.Args[0], arg)
@@ -301,6 +342,17 @@ func (e *env) kernelCall(fn string, arg uint64) (result uint64, traced bool, err
 		now = e.mem.ReadWord(stack)
 	}
 	result = sem.Want([]uint64{arg})[0]
+	if tr := e.k.Rethook.Trampoline; tr != 0 && now == tr {
+		// The return into arch_rethook_trampoline: its pt_regs is this
+		// frame with the result, the frame the one rethook_hook recorded.
+		f.Set(acc.RetVal, result)
+		frame, _ := ftrace.MustOps(e.a).RethookFrame(f)
+		back, err := e.k.Rethook.TrampolineHandler(f, frame)
+		if err == nil && back != ret {
+			err = fmt.Errorf("kernel call of %s: rethook_trampoline_handler returned %#x, want %#x", fn, back, ret)
+		}
+		return result, true, err
+	}
 	if now != e.h.RTH() {
 		return result, false, nil
 	}

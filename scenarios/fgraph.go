@@ -558,10 +558,14 @@ func recursion(r *runCtx) error {
 			r.expect(res == rand1/divFactor+1, "nested target2(%d) = %d", rand1, res)
 		},
 	}
-	if err := e.fp.Register(fp, "fprobe_selftest_target*"); !r.expect(err == nil, "register_fprobe: %v", err) {
+	if err := e.api.Register(fp, "fprobe_selftest_target*"); !r.expect(err == nil, "register_fprobe: %v", err) {
 		return nil
 	}
 	before := e.g.Stats()
+	var rbefore ftrace.RethookFprobeStats
+	if e.rfp != nil {
+		rbefore = e.rfp.Stats()
+	}
 	if _, err := e.call(target, rand1); err != nil {
 		return err
 	}
@@ -573,13 +577,24 @@ func recursion(r *runCtx) error {
 	r.set("exit_handler_calls", exitCalls)
 	r.set("nested_calls", nested)
 	r.set("nested_calls_traced", nestedTraced)
-	r.set("recursion_refused", int64(st.Recursion-before.Recursion))
 	r.set("task_recursion_missed", int64(e.g.Current().RecursionMissed))
-	r.set("shadow_stack_empty_after", b2i(e.g.Current().Curr == 0 && e.g.Current().Depth == -1))
 	r.expectEq("entry_handler_calls", 2) // the outer call and the one nested pass
 	r.expectEq("exit_handler_calls", 2)
 	r.expectEq("nested_calls", 2)
 	r.expectEq("nested_calls_traced", 1)
+	if e.rfp != nil {
+		// rethook: fprobe_handler's own trylock refuses the second nested
+		// entry and counts it in nmissed (kernel/trace/fprobe.c v5.18-v6.13).
+		r.set("recursion_refused", int64(e.rfp.Stats().Recursion-rbefore.Recursion))
+		r.setU("nmissed", fp.NMissed())
+		r.set("rethook_pending_after", int64(e.k.Rethook.Pending()))
+		r.expectEq("recursion_refused", 1)
+		r.expectEq("nmissed", 1)
+		r.expectEq("rethook_pending_after", 0)
+		return nil
+	}
+	r.set("recursion_refused", int64(st.Recursion-before.Recursion))
+	r.set("shadow_stack_empty_after", b2i(e.g.Current().Curr == 0 && e.g.Current().Depth == -1))
 	r.expectEq("recursion_refused", 1)
 	r.expectEq("shadow_stack_empty_after", 1)
 	return nil
@@ -592,6 +607,9 @@ func recursion(r *runCtx) error {
 // nesting level at which trace_overrun (or nmissed) first grew; both must
 // equal Predict's value from the shadow-stack constants.
 func overflow(r *runCtx) error {
+	if r.design == ftrace.DesignRethook {
+		return overflowRethook(r)
+	}
 	for _, ph := range []struct {
 		prefix string
 		probes int
@@ -637,5 +655,83 @@ func overflow(r *runCtx) error {
 			r.expectEq(p+"trace_overrun", int64(harness.ChainDepth+1-want.MaxDepth))
 		}
 	}
+	return nil
+}
+
+// overflowRethook is overflow on the rethook design: one fprobe with 8
+// bytes of entry data on chain takes a node per level from its pool of
+// the default size (DefaultMaxactive: 1 address x num_possible_cpus() x
+// 2); the level after the last node is the first whose nmissed grows, and
+// no level below it is hooked (kernel/trace/fprobe.c v6.4-v6.13: an empty
+// pool skips the entry handler and counts nmissed).
+func overflowRethook(r *runCtx) error {
+	e, err := r.env(r.hdr)
+	if err != nil {
+		return err
+	}
+	e.label = "phase rethook"
+	data := 8
+	if !e.rfp.Era().EntryData {
+		data = 0 // no entry data before v6.4
+	}
+	fps, err := e.addProbes(1, data, "chain")
+	if err != nil {
+		return err
+	}
+	m, err := e.measureChain(fps)
+	if err != nil {
+		return err
+	}
+	pool := e.rfp.Rethook(fps[0]).Nodes
+	want := ftrace.DefaultMaxactive(1, e.k.Rethook.CPUs)
+	r.set("rethook_pool_nodes", int64(pool))
+	r.set("rethook_levels", harness.ChainDepth+1)
+	r.set("rethook_traced_levels", int64(m.traced))
+	r.set("rethook_first_nmissed_level", int64(m.firstNmissed))
+	r.setU("rethook_nmissed", fps[0].NMissed())
+	r.set("rethook_pending_after", int64(e.k.Rethook.Pending()))
+	r.expectEq("rethook_pool_nodes", int64(want))
+	r.expectEq("rethook_traced_levels", int64(want))
+	r.expectEq("rethook_first_nmissed_level", int64(want+1))
+	r.expectEq("rethook_nmissed", int64(harness.ChainDepth+1-want))
+	r.expectEq("rethook_pending_after", 0)
+	return nil
+}
+
+// fprobeNest is test_fprobe_nest (lib/test_fprobe.c v6.4-v6.13):
+// nr_maxactive = 1 and a probe on a function and on the one it calls. The
+// stand-in is chain(1), which calls chain(0): one traced function calling
+// a traced function. On rethook the inner call finds the pool empty:
+// nmissed == 1, its entry handler not called (try_get comes first) and
+// one exit; on fgraph nr_maxactive is deprecated (ignored): both levels
+// run, nmissed == 0.
+func fprobeNest(r *runCtx) error {
+	e, err := r.env(r.hdr)
+	if err != nil {
+		return err
+	}
+	var entries, exits int64
+	fp := &ftrace.Fprobe{Name: "nest", NrMaxactive: 1,
+		EntryHandler: func(*ftrace.Fprobe, uint64, uint64, *regs.Frame, uint64) int { entries++; return 0 },
+		ExitHandler:  func(*ftrace.Fprobe, uint64, uint64, *regs.Frame, uint64) { exits++ }}
+	if err := e.api.RegisterSyms(fp, []string{"chain"}); !r.expect(err == nil, "register_fprobe_syms: %v", err) {
+		return nil
+	}
+	if _, err := e.call("chain", 1); err != nil {
+		return err
+	}
+	r.setU("nmissed", fp.NMissed())
+	r.set("entry_handler_calls", entries)
+	r.set("exit_handler_calls", exits)
+	r.expect(e.api.Unregister(fp) == nil, "unregister_fprobe failed")
+	if r.design == ftrace.DesignRethook {
+		r.expectEq("nmissed", 1)
+		r.expectEq("entry_handler_calls", 1)
+		r.expectEq("exit_handler_calls", 1)
+		return nil
+	}
+	r.expectEq("nmissed", 0)
+	r.expectEq("entry_handler_calls", 2)
+	r.expectEq("exit_handler_calls", 2)
 	return nil
 }

@@ -255,7 +255,7 @@ func (e *env) useHeader(hdr ftrace.HeaderEncoding) error {
 	if err != nil {
 		return setupError{err}
 	}
-	e.fp, e.hdr = fp, hdr
+	e.fp, e.api, e.hdr = fp, fp, hdr
 	return nil
 }
 
@@ -267,7 +267,7 @@ func (e *env) addProbes(n, dataBytes int, funcs ...string) ([]*ftrace.Fprobe, er
 		fp := &ftrace.Fprobe{Name: fmt.Sprintf("p%d", i+1), EntryDataSize: dataBytes,
 			EntryHandler: func(*ftrace.Fprobe, uint64, uint64, *regs.Frame, uint64) int { return 0 },
 			ExitHandler:  func(*ftrace.Fprobe, uint64, uint64, *regs.Frame, uint64) {}}
-		if err := e.fp.RegisterSyms(fp, funcs); err != nil {
+		if err := e.api.RegisterSyms(fp, funcs); err != nil {
 			return fps, err
 		}
 		fps = append(fps, fp)
@@ -320,11 +320,14 @@ func (e *env) measureChain(fps []*ftrace.Fprobe) (chainResult, error) {
 		return chainResult{}, setupError{err}
 	}
 	defer e.k.Ftrace.Unregister(ops)
-	before := e.g.Stats()
+	before, hooks := e.g.Stats(), e.k.Rethook.Stats().Hooks
 	if _, err := e.call("chain", harness.ChainDepth); err != nil {
 		return obs.res, err
 	}
 	obs.res.traced = int(e.g.Stats().Traced - before.Traced)
+	if e.rfp != nil {
+		obs.res.traced = int(e.k.Rethook.Stats().Hooks - hooks) // returns hooked by rethook
+	}
 	if obs.level != ChainLevels {
 		return obs.res, fmt.Errorf("chain made %d traced calls, want %d", obs.level, ChainLevels)
 	}

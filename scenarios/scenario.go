@@ -24,6 +24,9 @@ type Scenario struct {
 	// FixedHeader, when set, is what the scenario reports as its header
 	// because it runs its own choice of encodings (header-s390x).
 	FixedHeader string
+	// Designs is true when the scenario runs on both fprobe designs
+	// (ftrace.FprobeDesigns); others run on fgraph only.
+	Designs bool
 
 	run func(r *runCtx) error
 }
@@ -34,6 +37,8 @@ type Outcome struct {
 	Scenario string `json:"scenario"`
 	Arch     string `json:"arch"`
 	Header   string `json:"header"`
+	// Design is the fprobe design the run used ("rethook" or "fgraph").
+	Design string `json:"fprobe_design"`
 	// OK is false when any expectation failed (Findings is not empty).
 	OK bool `json:"ok"`
 	// Counters are the scenario's counters and observed values.
@@ -75,6 +80,17 @@ func Find(name string) (Scenario, error) {
 	return Scenario{}, fmt.Errorf("%w %q: valid are %s", ErrUnknown, name, strings.Join(names, ", "))
 }
 
+// DesignNames lists the scenarios that run on both fprobe designs.
+func DesignNames() []string {
+	var out []string
+	for _, s := range all {
+		if s.Designs {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // HeaderNames lists the valid --header values.
 func HeaderNames() []string {
 	out := make([]string, len(ftrace.HeaderEncodings))
@@ -102,10 +118,28 @@ func (s Scenario) Run(a *regs.Arch, hdr ftrace.HeaderEncoding) (Outcome, error) 
 // builds, before it runs anything (e.g. to watch its function-graph users:
 // `scenario run --format function_graph`).
 func (s Scenario) RunWatched(a *regs.Arch, hdr ftrace.HeaderEncoding, watch func(h *harness.Harness)) (Outcome, error) {
+	return s.RunDesign(a, hdr, ftrace.DesignFgraph, watch)
+}
+
+// RunDesign is RunWatched on the given fprobe design; a scenario without
+// Designs runs on fgraph only, and asking it for rethook is an error.
+func (s Scenario) RunDesign(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, watch func(h *harness.Harness)) (Outcome, error) {
+	return s.RunForm(a, hdr, design, ftrace.RethookV613, watch)
+}
+
+// RunForm is RunDesign with the rethook design in the given form of its
+// era (kernel.RethookFormFor: pool, order of the entry, entry data).
+func (s Scenario) RunForm(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, form ftrace.RethookEra, watch func(h *harness.Harness)) (Outcome, error) {
+	if design != ftrace.DesignFgraph && !s.Designs {
+		return Outcome{}, fmt.Errorf("scenario %s runs on the fgraph design only (--fprobe fgraph); the ones for both are %s", s.Name, strings.Join(DesignNames(), ", "))
+	}
+	if design != ftrace.DesignFgraph && design != ftrace.DesignRethook {
+		return Outcome{}, fmt.Errorf("scenario %s: fprobe design %v: want rethook or fgraph", s.Name, design)
+	}
 	if a == nil {
 		return Outcome{}, fmt.Errorf("scenario %s: no architecture", s.Name)
 	}
-	out := Outcome{Scenario: s.Name, Arch: a.Name, Header: "n/a", Counters: map[string]int64{},
+	out := Outcome{Scenario: s.Name, Arch: a.Name, Header: "n/a", Design: design.String(), Counters: map[string]int64{},
 		Warnings: []string{}, Findings: []string{}}
 	switch {
 	case s.FixedHeader != "":
@@ -113,7 +147,10 @@ func (s Scenario) RunWatched(a *regs.Arch, hdr ftrace.HeaderEncoding, watch func
 	case s.UsesHeader:
 		out.Header = hdr.String()
 	}
-	r := &runCtx{out: &out, a: a, hdr: hdr, name: s.Name, watch: watch}
+	if design == ftrace.DesignRethook {
+		out.Header = "n/a" // no shadow-stack header on rethook
+	}
+	r := &runCtx{out: &out, a: a, hdr: hdr, design: design, form: form, name: s.Name, watch: watch}
 	defer r.close()
 	err := s.run(r)
 	var se setupError

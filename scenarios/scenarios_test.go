@@ -21,6 +21,7 @@ var keyCounters = map[string]map[string]int64{
 	"fprobe-syms": {"entry_handler_calls": 2, "exit_handler_calls": 2, "nmissed": 0},
 	"fprobe-data": {"entry_data_size": 8, "entry_handler_calls": 1, "exit_handler_calls": 1},
 	"fprobe-skip": {"target_exit_val": 0, "nmissed": 0, "entry_handler_calls": 1, "exit_handler_calls": 0},
+	"fprobe-nest": {"nmissed": 0, "entry_handler_calls": 2, "exit_handler_calls": 2},
 	"fprobe-multi": {"fp1_first_entry_only_count": 1, "fp1_first_entry_count": 1, "fp1_first_exit_count": 1,
 		"fp2_first_entry_only_count": 1, "fp2_first_entry_count": 1, "fp2_first_exit_count": 1,
 		"fp1_first_nmissed": 0, "fp2_first_nmissed": 0},
@@ -243,13 +244,13 @@ func TestOutputs(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"scenario", "arch", "header", "ok", "counters", "warnings", "shadow_words_per_call", "findings"} {
+	for _, k := range []string{"scenario", "arch", "header", "fprobe_design", "ok", "counters", "warnings", "shadow_words_per_call", "findings"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON has no %q: %s", k, buf.String())
 		}
 	}
-	if len(m) != 8 {
-		t.Errorf("JSON has %d keys, want 8: %s", len(m), buf.String())
+	if len(m) != 9 {
+		t.Errorf("JSON has %d keys, want 9: %s", len(m), buf.String())
 	}
 	if w, ok := m["warnings"].([]any); !ok || len(w) != 0 {
 		t.Errorf("warnings must be an empty list, got %v", m["warnings"])
@@ -278,7 +279,7 @@ func TestFind(t *testing.T) {
 	if _, err := Find("nope"); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "fprobe-multi") {
 		t.Errorf("Find(nope) = %v, want ErrUnknown naming the valid scenarios", err)
 	}
-	want := []string{"fprobe-entry", "fprobe", "fprobe-syms", "fprobe-data", "fprobe-skip", "fprobe-multi",
+	want := []string{"fprobe-entry", "fprobe", "fprobe-syms", "fprobe-data", "fprobe-skip", "fprobe-multi", "fprobe-nest",
 		"storage-single", "storage-multi", "fgraph-multi", "seventeen-users", "index-reuse", "tail-call",
 		"recursion", "overflow", "fprobe-budget", "header-s390x"}
 	got := Names()

@@ -42,9 +42,9 @@ var kernelFiles = []kernelFile{
 	// v5.14-v6.12 ftrace_regs_caller: the error injection's skipped call
 	// leaves its shadow-stack frame behind, as those kernels do
 	// (ftrace_graph_caller runs after the kprobe; docs/orc.md).
-	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": {check.Control}, "return_to_handler": ok}},
-	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
-	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	{regs.S390X, "s390x_v6.5.S", "v6.5-v6.12", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": {check.Control}, "return_to_handler": ok, "arch_rethook_trampoline": ok}},
+	{regs.S390X, "s390x_v6.13.S", "v6.13", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok, "arch_rethook_trampoline": ok}},
+	{regs.S390X, "s390x_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok, "arch_rethook_trampoline": ok}},
 	// arm64: pt_regs entries with ftrace_graph_caller (v5.10) and with
 	// ftrace_graph_func (v6.1), the ftrace_regs entry without (v6.2) and
 	// with CALL_OPS and direct calls (v6.13, v6.14); each era's
@@ -184,7 +184,9 @@ func TestKernelFileOptions(t *testing.T) {
 	}{
 		{regs.X86_64, "x86_64_v6.13.S", harness.FileOptions{Options: kernel.Options{Undef: []string{"CONFIG_DYNAMIC_FTRACE"}}},
 			[]string{"defines no entry trampoline", "ftrace_caller (CONFIG_DYNAMIC_FTRACE unset?)"}},
-		{regs.S390X, "s390x_v6.14.S", harness.FileOptions{Options: kernel.Options{Undef: []string{"CONFIG_FUNCTION_TRACER"}}},
+		// arch_rethook_trampoline is outside the CONFIG_FUNCTION_TRACER
+		// block (arch/s390/kernel/mcount.S v6.2+): CONFIG_RETHOOK goes too.
+		{regs.S390X, "s390x_v6.14.S", harness.FileOptions{Options: kernel.Options{Undef: []string{"CONFIG_FUNCTION_TRACER", "CONFIG_RETHOOK"}}},
 			[]string{"defines no trampoline", "return_to_handler (CONFIG_FUNCTION_GRAPH_TRACER unset?)"}},
 		{regs.X86_64, "x86_64_v6.13.S", harness.FileOptions{Options: kernel.Options{Define: []string{"bad name"}}},
 			[]string{"-D \"bad name\""}},

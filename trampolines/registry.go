@@ -14,7 +14,15 @@ type Role string
 const (
 	Entry Role = "entry" // ftrace_caller / ftrace_regs_caller: called from the traced function's first instruction
 	Exit  Role = "exit"  // return_to_handler: returned into instead of the traced function's caller
+	// Rethook is arch_rethook_trampoline: returned into instead of the
+	// traced function's caller when fprobe runs on rethook (v5.18-v6.13);
+	// it takes the exit's place in a pairing.
+	Rethook Role = "rethook"
 )
+
+// Returns reports whether a trampoline of the role is returned into (the
+// exit slot of a pairing): return_to_handler or arch_rethook_trampoline.
+func (r Role) Returns() bool { return r == Exit || r == Rethook }
 
 // GraphEntry is how an entry variant starts function-graph tracing.
 type GraphEntry string
@@ -40,6 +48,9 @@ const (
 	ExitLegacy  ExitABI = "legacy"  // (unsigned long frame_pointer): no registers for the callbacks (<= v6.4)
 	ExitRetRegs ExitABI = "retregs" // (struct fgraph_ret_regs *) (v6.5 .. v6.13)
 	ExitFregs   ExitABI = "fregs"   // (struct ftrace_regs *) (v6.14+)
+	// ExitRethook: arch_rethook_trampoline_callback(struct pt_regs *), a
+	// whole pt_regs (rethook, v5.18-v6.13).
+	ExitRethook ExitABI = "rethook"
 )
 
 // Variant is one trampoline as the kernel had it (or as a patch proposed it).
@@ -65,6 +76,10 @@ type Variant struct {
 	Experiment bool
 	// Bug, when set, is the known defect the checks must find.
 	Bug string
+	// NoReturn marks a broken variant that never gets back to the traced
+	// function's caller (it loops until the instruction limit, or returns
+	// into no code).
+	NoReturn bool
 	// Pair is the intended variant for the other role (same era).
 	Pair string
 
@@ -138,8 +153,67 @@ var (
 	arm64Direct  = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
 )
 
+// Slots arch_rethook_trampoline's own code writes (the rest of pt_regs is
+// arch_rethook_trampoline_callback's: x86-64 orig_ax, ip, cs).
+var (
+	x86RethookSlots  = []string{"R15", "R14", "R13", "R12", "RBP", "RBX", "R11", "R10", "R9", "R8", "RAX", "RCX", "RDX", "RSI", "RDI", "EFLAGS", "RSP", "SS"}
+	s390RethookSlots = []string{"psw.mask", "psw.addr", "gprs[0]", "gprs[1]", "gprs[2]", "gprs[3]", "gprs[4]", "gprs[5]", "gprs[6]", "gprs[7]",
+		"gprs[8]", "gprs[9]", "gprs[10]", "gprs[11]", "gprs[12]", "gprs[13]", "gprs[14]", "gprs[15]"}
+	arm64RethookSlots = append(append([]string{}, arm64PtAllSlots[:len(arm64PtAllSlots)-2]...), "pstate")
+)
+
+// rethookBugs are the broken twins every arch's arch_rethook_trampoline
+// has, by define.
+var (
+	rethookDropX86   = map[string]string{"RETHOOK_DROP_RBX": ""}
+	rethookDropA64   = map[string]string{"RETHOOK_DROP_X19": ""}
+	rethookDropS390  = map[string]string{"RETHOOK_DROP_R7": ""}
+	rethookSkip      = map[string]string{"RETHOOK_SKIP_CALLBACK": ""}
+	rethookUnbalance = map[string]string{"RETHOOK_UNBALANCED": ""}
+)
+
 // Variants is the registry.
 var Variants = []Variant{
+	// ---- arch_rethook_trampoline (fprobe on rethook, v5.18-v6.13) ----
+	// Paired with the SAVE_REGS entry each era's fprobe ops asks for
+	// (FTRACE_OPS_FL_SAVE_REGS: kernel/trace/fprobe.c v5.18-v6.13).
+	{Name: "rethook", Arch: "x86_64", Role: Rethook, Model: "v5.18-v6.13 (arch/x86/kernel/rethook.c, with the ss push)",
+		File: "x86_64/rethook.S", Symbol: "arch_rethook_trampoline", Claims: x86RethookSlots, Kernel: true,
+		Pair: "ftrace_regs_caller", ExitABI: ExitRethook},
+	{Name: "rethook-drop-rbx", Arch: "x86_64", Role: Rethook, Model: "twin: rethook without rbx in pt_regs",
+		File: "x86_64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookDropX86, Claims: x86RethookSlots,
+		Bug: "rbx is neither saved nor reloaded", Pair: "ftrace_regs_caller", ExitABI: ExitRethook},
+	{Name: "rethook-skip-callback", Arch: "x86_64", Role: Rethook, Model: "twin: rethook that never calls arch_rethook_trampoline_callback",
+		File: "x86_64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookSkip, Claims: x86RethookSlots,
+		Bug: "the callback is never called", NoReturn: true, Pair: "ftrace_regs_caller", ExitABI: ExitRethook},
+	{Name: "rethook-unbalanced", Arch: "x86_64", Role: Rethook, Model: "twin: rethook releasing one word too few",
+		File: "x86_64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookUnbalance, Claims: x86RethookSlots,
+		Bug: "the stack is left 8 bytes lower", NoReturn: true, Pair: "ftrace_regs_caller", ExitABI: ExitRethook},
+	{Name: "rethook", Arch: "s390x", Role: Rethook, Model: "v6.2-v6.13 (arch/s390/kernel/mcount.S, CONFIG_RETHOOK)",
+		File: "s390x/rethook.S", Symbol: "arch_rethook_trampoline", Claims: s390RethookSlots, Kernel: true,
+		Pair: "ftrace_caller-v6.13", ExitABI: ExitRethook},
+	{Name: "rethook-drop-r7", Arch: "s390x", Role: Rethook, Model: "twin: rethook not reloading r7",
+		File: "s390x/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookDropS390, Claims: s390RethookSlots,
+		Bug: "r7 is not reloaded", Pair: "ftrace_caller-v6.13", ExitABI: ExitRethook},
+	{Name: "rethook-skip-callback", Arch: "s390x", Role: Rethook, Model: "twin: rethook that never calls arch_rethook_trampoline_callback",
+		File: "s390x/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookSkip, Claims: s390RethookSlots,
+		Bug: "the callback is never called", NoReturn: true, Pair: "ftrace_caller-v6.13", ExitABI: ExitRethook},
+	{Name: "rethook-unbalanced", Arch: "s390x", Role: Rethook, Model: "twin: rethook returning with r15 8 bytes off",
+		File: "s390x/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookUnbalance, Claims: s390RethookSlots,
+		Bug: "the stack pointer is 8 bytes off", NoReturn: true, Pair: "ftrace_caller-v6.13", ExitABI: ExitRethook},
+	{Name: "rethook", Arch: "arm64", Role: Rethook, Model: "v5.19-v6.1 (arch/arm64/kernel/probes/kprobes_trampoline.S)",
+		File: "arm64/rethook.S", Symbol: "arch_rethook_trampoline", Claims: arm64RethookSlots, Kernel: true,
+		Pair: "ftrace_regs_caller-v6.1", ExitABI: ExitRethook},
+	{Name: "rethook-drop-x19", Arch: "arm64", Role: Rethook, Model: "twin: rethook without x19 in pt_regs",
+		File: "arm64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookDropA64, Claims: arm64RethookSlots,
+		Bug: "x19 is neither saved nor reloaded", Pair: "ftrace_regs_caller-v6.1", ExitABI: ExitRethook},
+	{Name: "rethook-skip-callback", Arch: "arm64", Role: Rethook, Model: "twin: rethook that never calls arch_rethook_trampoline_callback",
+		File: "arm64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookSkip, Claims: arm64RethookSlots,
+		Bug: "the callback is never called", NoReturn: true, Pair: "ftrace_regs_caller-v6.1", ExitABI: ExitRethook},
+	{Name: "rethook-unbalanced", Arch: "arm64", Role: Rethook, Model: "twin: rethook releasing 16 bytes too few",
+		File: "arm64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookUnbalance, Claims: arm64RethookSlots,
+		Bug: "the stack is left 16 bytes lower", Pair: "ftrace_regs_caller-v6.1", ExitABI: ExitRethook},
+
 	// ---- x86-64 entry ----
 	{Name: "ftrace_caller", Arch: "x86_64", Role: Entry, Model: "v5.11-v6.19 (DYNAMIC_FTRACE_WITH_ARGS)",
 		File: "x86_64/ftrace_caller.S", Symbol: "ftrace_caller", Claims: x86CallerSlots, Kernel: true,

@@ -53,6 +53,11 @@ func TestRegistry(t *testing.T) {
 			layout = a.PtRegs
 		case v.ExitABI == ExitRetRegs:
 			layout = a.RetRegs
+		case v.ExitABI == ExitRethook && a.PtRegs != nil:
+			layout = a.PtRegs // the pt_regs arch_rethook_trampoline builds
+		}
+		if (v.Role == Rethook) != (v.ExitABI == ExitRethook) {
+			t.Errorf("%s/%s: role %s with exit ABI %q", v.Arch, v.Name, v.Role, v.ExitABI)
 		}
 		if layout == nil {
 			t.Errorf("%s/%s: %s has no layout for it", v.Arch, v.Name, a.Name)

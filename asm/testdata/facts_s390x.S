@@ -196,6 +196,7 @@ SYM_FUNC_START(facts_s390)
 	locgre	%r1,%r2
 	locre	%r1,%r2
 	epsw	%r1,%r2
+	lpswe	0(%r15)
 	ipm	%r1
 	spm	%r1
 	ex	%r1,0(%r2)

@@ -276,9 +276,14 @@ func cmdCheck(c *cobra.Command) runFunc {
 	calls := fs.IntP("calls", "n", 8, "calls per workload (1 to 100000), each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fprobe := fprobeFlag(c)
 	return func(args []string, w io.Writer) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v (a file goes with --file)", args)
+		}
+		design, err := parseFprobe(*fprobe)
+		if err != nil {
+			return err
 		}
 		as, err := pick.archNames(*arch)
 		if err != nil {
@@ -306,14 +311,21 @@ func cmdCheck(c *cobra.Command) runFunc {
 				if err != nil {
 					return nil, nil, err
 				}
-				if len(tramps) == 0 {
+				if len(tramps) == 0 && design != ftrace.DesignRethook {
 					if tramps, err = check.Variants(a, ""); err != nil {
 						return nil, nil, err
 					}
 				}
+				if tramps, err = designTramps(a, design, tramps); err != nil {
+					return nil, nil, err
+				}
 				started := checkProgress(a, tramps, len(workloads), *calls)
 				for _, t := range tramps {
-					rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
+					partner, err := designPartner(a, design, t)
+					if err != nil {
+						return nil, nil, err
+					}
+					rs, err := check.Run(check.Config{Arch: a, Tramp: t, Partner: partner, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
 					if err != nil {
 						if t.Variant == nil {
 							return nil, nil, explainFile(a, t, err)
@@ -447,6 +459,8 @@ type fullReport struct {
 	Variants    []check.Summary        `json:"variants"`
 	Scenarios   []scenarios.Outcome    `json:"scenarios"`
 	ShadowStack []scenarios.MeasureRow `json:"shadow_stack"`
+	// Fprobe is the fprobe question's comparison (rethook against fgraph).
+	Fprobe *scenarios.Comparison `json:"fprobe,omitempty"`
 	// Native is the x86-64 pairings timed on the host CPU (per pairing and
 	// mode, with intervals), NativeCompare the differences with the A/A
 	// control, NativeHeadline the effects the report states; NativeNote
@@ -550,9 +564,23 @@ func cmdReport(c *cobra.Command) runFunc {
 					return fmt.Errorf("scenario %s on %s: %w", sc.Name, a.Name, err)
 				}
 				rep.Scenarios = append(rep.Scenarios, o)
+				if sc.Designs { // and on the rethook design (v5.18-v6.13)
+					o, err := sc.RunDesign(a, ftrace.HeaderMerged, ftrace.DesignRethook, nil)
+					if err != nil {
+						return fmt.Errorf("scenario %s on %s (rethook): %w", sc.Name, a.Name, err)
+					}
+					rep.Scenarios = append(rep.Scenarios, o)
+				}
 				bar.step("scenario " + sc.Name + " " + a.Name)
 			}
 		}
+		fc := scenarios.DefaultCompareConfig()
+		fc.Arches = as
+		cmp, err := scenarios.CompareFprobe(fc)
+		if err != nil {
+			return err
+		}
+		rep.Fprobe = &cmp
 		mc := scenarios.DefaultMeasureConfig()
 		mc.Arches = as
 		if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
@@ -668,6 +696,12 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if rep.Fprobe != nil {
+		if err := report.FprobeSection(w, *rep.Fprobe); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "## "+report.HeadingShadowStack)
 	fmt.Fprintln(w)
 	if err := scenarios.WriteMeasureTable(w, rep.ShadowStack); err != nil {

@@ -62,6 +62,14 @@ func commands() []command {
 					example: "trampemu scenario run fprobe --arch x86_64\ntrampemu scenario run header-s390x --arch s390x --header v17",
 					setup:   cmdScenarioRun},
 			}},
+		{use: "fprobe", short: "the fprobe question: fprobe on rethook (v5.18-v6.13) against fprobe on fgraph (v6.14+)",
+			long: "Run fprobes on one function and on different functions (--probes), entry-only and entry+exit, with and " +
+				"without entry data, through both designs' trampolines and the Go kernel on each arch, and print per traced " +
+				"call both trampolines' costs, the C side (ftrace_ops visited, hash lookups, pool operations, shadow-stack " +
+				"words, atomics) and the memory reserved for --cpus and --tasks; then the merged fgraph dispatch per number " +
+				"of graph users. --kernel also says which design a version uses.",
+			example: "trampemu fprobe --arch x86_64 --probes 1,8\ntrampemu fprobe --arch s390x --kernel v6.13 --json",
+			setup:   cmdFprobe},
 		{use: "mutate", short: "mutate trampolines and check that the checks kill every mutant",
 			long: "Mutate each chosen variant's .S (an instruction deleted, a register, displacement or immediate changed, " +
 				"two instructions swapped, a branch inverted) and check every mutant in full. Exit 1 when a mutant survives unexplained.",

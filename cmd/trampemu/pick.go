@@ -252,11 +252,14 @@ func (p *pickFlags) partner(a *regs.Arch, t harness.Tramp) (harness.Tramp, error
 	if *p.pair == "" {
 		return harness.Pair(a, t)
 	}
-	other := trampolines.Entry
-	if t.Role == trampolines.Entry {
-		other = trampolines.Exit
+	if t.Role.Returns() {
+		return tramp(a, trampolines.Entry, *p.pair)
 	}
-	return tramp(a, other, *p.pair)
+	// An entry pairs with return_to_handler or arch_rethook_trampoline.
+	if v, err := harness.FindVariant(a, trampolines.Rethook, *p.pair); err == nil {
+		return harness.FromVariant(v)
+	}
+	return tramp(a, trampolines.Exit, *p.pair)
 }
 
 // tramp resolves a variant name of an arch (any role when role is "").

@@ -55,6 +55,10 @@ func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exact
 			if only != nil && !slices.Contains(only, v.Name) {
 				continue
 			}
+			if v.NoReturn {
+				p.step("exactness " + a.Name + " " + v.Name + ": never returns, no cost to prove")
+				continue
+			}
 			e, err := check.Exact(a, v)
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
@@ -97,6 +101,13 @@ func reportCharts(dir string, rep *fullReport) error {
 	cs, err := report.WriteCharts(dir, rep.Variants, rep.ShadowStack)
 	if err != nil {
 		return err
+	}
+	if rep.Fprobe != nil {
+		fcs, err := report.FprobeCharts(dir, *rep.Fprobe)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, fcs...)
 	}
 	if len(rep.Native) > 0 {
 		files, err := report.NativeChart(rep.Native, dir)

@@ -9,10 +9,11 @@ import (
 
 	"trampemu/ftrace"
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/scenarios"
 )
 
-const scenarioUsage = "usage: trampemu scenario list | trampemu scenario run NAME --arch A [--header ENC] [--json]"
+const scenarioUsage = "usage: trampemu scenario list | trampemu scenario run NAME --arch A [--header ENC] [--fprobe rethook|fgraph] [--json]"
 
 // cmdScenario is `trampemu scenario` without a subcommand (list or run).
 func cmdScenario(c *cobra.Command) runFunc {
@@ -47,6 +48,8 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON (--format json)")
 	format := formatFlag(c, formatText, "text, json, or function_graph (what the graph users saw, in the kernel's function_graph trace format)",
 		formatText, formatJSON, formatFunctionGraph)
+	fprobe := fprobeFlag(c)
+	kern := fs.String("kernel", "", "kernel version vX.Y whose fprobe design (and rethook form) the scenario runs on; --fprobe overrides the design")
 	c.ValidArgs = scenarios.Names()
 	return func(args []string, w io.Writer) error {
 		if len(args) != 1 {
@@ -67,12 +70,37 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
 			return err
 		}
+		design, err := parseFprobe(*fprobe)
+		if err != nil {
+			return err
+		}
+		form := ftrace.RethookV613
+		if *kern != "" {
+			v, err := kernel.ParseVersion(*kern)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			era := kernel.FprobeEraFor(a.Name, v)
+			if era.Design == ftrace.DesignNone && design == ftrace.DesignNone {
+				return usagef("--kernel %s: %s has no fprobe in %s (the eras: rethook v5.18-v6.13 where the arch has rethook, fgraph v6.14+); give --fprobe to run a design anyway", *kern, a.Name, v)
+			}
+			if design == ftrace.DesignNone {
+				design = era.Design
+			}
+			form = kernel.RethookFormFor(v)
+		}
+		if design == ftrace.DesignNone {
+			design = ftrace.DesignFgraph
+		}
+		if design == ftrace.DesignRethook && !sc.Designs {
+			return usagef("scenario %s runs on the fgraph design only; --fprobe rethook applies to %s", sc.Name, strings.Join(scenarios.DesignNames(), ", "))
+		}
 		glog := newGraphLog()
 		var watch func(h *harness.Harness)
 		if *format == formatFunctionGraph {
 			watch = func(h *harness.Harness) { watchGraph(glog, h) }
 		}
-		out, err := sc.RunWatched(a, hdr, watch)
+		out, err := sc.RunForm(a, hdr, design, form, watch)
 		if err != nil {
 			return err
 		}

@@ -34,13 +34,26 @@ func cmdTrace(c *cobra.Command) runFunc {
 	format := formatFlag(c, formatText, "text (step by step), json (as --json), or function_graph (what the graph users saw, in the kernel's function_graph trace format)",
 		formatText, formatJSON, formatFunctionGraph)
 	limit := fs.Uint64("limit", 1000000, "instructions before the run counts as runaway (each costs a Go call here)")
+	fprobe := fprobeFlag(c)
 	return func(args []string, w io.Writer) error {
 		a, sc, err := parseRun(args, arch, scenario, func() []string { return []string{*workload} })
 		if err != nil {
 			return err
 		}
+		design, err := parseFprobe(*fprobe)
+		if err != nil {
+			return err
+		}
 		tramps, err := pick.tramps(a)
 		if err != nil {
+			return err
+		}
+		if design == ftrace.DesignRethook && len(tramps) == 0 {
+			if tramps, err = designTramps(a, design, nil); err != nil {
+				return err
+			}
+			tramps = tramps[:1] // the arch's arch_rethook_trampoline
+		} else if tramps, err = designTramps(a, design, tramps); err != nil {
 			return err
 		}
 		if len(tramps) != 1 {
@@ -63,6 +76,11 @@ func cmdTrace(c *cobra.Command) runFunc {
 		partner, err := pick.partner(a, t)
 		if err != nil {
 			return err
+		}
+		if p, err := designPartner(a, design, t); err != nil {
+			return err
+		} else if p != nil && *pick.pair == "" {
+			partner = *p
 		}
 		cfg := check.Config{Arch: a, Tramp: t, Partner: &partner, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
 		// First the interrupt model alone (its calls are not traced): at which

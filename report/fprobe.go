@@ -1,0 +1,170 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"trampemu/scenarios"
+)
+
+// FprobeSectionTitle is the report section answering Jiri Olsa on
+// "fprobe: Rewrite fprobe on function-graph tracer" (v5 28/34).
+const FprobeSectionTitle = "The fprobe question (v5 28/34)"
+
+// FprobeAnswer is the one-sentence answer for an arch to "this looks
+// expensive compared to what we do now": one probe with an exit handler on
+// one function, per traced call, on both designs, from the comparison's
+// cells ("" when they are missing).
+func FprobeAnswer(c scenarios.Comparison, arch string) string {
+	rh, ok1 := c.Cell(arch, "rethook", "one", 1, true, 0)
+	fg, ok2 := c.Cell(arch, "fgraph", "one", 1, true, 0)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	s := fmt.Sprintf("%s, one fprobe with an exit handler, per traced call: rethook runs %s (%s) + %s (%s) = %s trampoline instructions and on the C side %s ops, %s hash lookups, %s pool operations (%s atomic RMWs); fgraph runs %s + %s = %s instructions, %s ops, %s hash lookups, %s shadow-stack words, no atomics",
+		arch, num(rh.Entry.Instructions), rh.Entry.Trampoline, num(rh.ExitCost.Instructions), rh.ExitCost.Trampoline, num(rh.Entry.Instructions+rh.ExitCost.Instructions),
+		num(rh.CSide.OpsVisited), num(rh.CSide.HashLookups), num(rh.CSide.PoolOps), num(rh.CSide.Atomics),
+		num(fg.Entry.Instructions), num(fg.ExitCost.Instructions), num(fg.Entry.Instructions+fg.ExitCost.Instructions),
+		num(fg.CSide.OpsVisited), num(fg.CSide.HashLookups), num(fg.CSide.ShadowWords))
+	if rh8, ok := c.Cell(arch, "rethook", "one", 8, true, 0); ok {
+		if fg8, ok := c.Cell(arch, "fgraph", "one", 8, true, 0); ok {
+			s += fmt.Sprintf("; with 8 on one function rethook visits %s ops with %s lookups and %s pool operations, fgraph does %s lookups and %s words",
+				num(rh8.CSide.OpsVisited), num(rh8.CSide.HashLookups), num(rh8.CSide.PoolOps), num(fg8.CSide.HashLookups), num(fg8.CSide.ShadowWords))
+		}
+	}
+	s += fmt.Sprintf("; memory: %s per probe in rethook pools for %d CPUs against %s of shadow stacks for %d tasks.",
+		bytesText(rh.MemoryBytes), c.CPUs, bytesText(fg.MemoryBytes), c.Tasks)
+	return s
+}
+
+func bytesText(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// FprobeSection writes the Markdown section: the answer per arch, the
+// design table (entry+exit, no data, and entry-only) and the dispatch
+// table.
+func FprobeSection(w io.Writer, c scenarios.Comparison) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", FprobeSectionTitle)
+	b.WriteString("Jiri Olsa on the fgraph-based fprobe: \"this looks expensive compared to what we do now\". Both designs run the same calls of `add` through their own trampolines (rethook, v5.18-v6.13: the entry its era's SAVE_REGS ops goes through and `arch_rethook_trampoline`; fgraph, v6.14+: `ftrace_caller` and `return_to_handler`); the C side is counted by the Go kernel.\n\n")
+	for _, a := range archesOfCmp(c) {
+		if s := FprobeAnswer(c, a); s != "" {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	b.WriteString("\n| arch | design | probes | functions | exit | data | entry insns | exit insns | ops visited | hash lookups | pool ops | shadow words | atomics | nmissed/call | memory |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range c.FprobeDesigns {
+		exit := "entry only"
+		if r.Exit {
+			exit = "entry+exit"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Arch, r.Design, r.Probes, r.Functions, exit, r.DataBytes, num(r.Entry.Instructions), num(r.ExitCost.Instructions),
+			num(r.CSide.OpsVisited), num(r.CSide.HashLookups), num(r.CSide.PoolOps), num(r.CSide.ShadowWords), num(r.CSide.Atomics),
+			num(r.NMissed), bytesText(r.MemoryBytes))
+	}
+	if len(c.FgraphModes) > 0 {
+		b.WriteString("\nfgraph dispatch, merged (v6.11+), N graph users on one function, per traced call:\n\n")
+		b.WriteString("| arch | mode | users | ops visited | filter lookups | shadow words | entry insns | exit insns |\n|---|---|---|---|---|---|---|---|\n")
+		for _, m := range c.FgraphModes {
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", m.Arch, m.Mode, m.Users, num(m.OpsVisited), num(m.HashLookups),
+				num(m.ShadowWords), num(m.Entry.Instructions), num(m.Exit.Instructions))
+		}
+	}
+	b.WriteString("\nThe chart (fprobe-question-<arch>) plots the entry+exit cells on one function; a cell where every call counted nmissed (fgraph with more exit probes on one function than one 32-word reservation holds) did no work and is left out of it.\n")
+	b.WriteString("\nNative ns per traced return of the two return paths: not measured (the native runner has no stand-in for `arch_rethook_trampoline_callback`).\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func archesOfCmp(c scenarios.Comparison) []string {
+	var as []string
+	seen := map[string]bool{}
+	for _, r := range c.FprobeDesigns {
+		if !seen[r.Arch] {
+			seen[r.Arch] = true
+			as = append(as, r.Arch)
+		}
+	}
+	return as
+}
+
+// FprobeChartName is the chart's file name prefix ("-<arch>" follows).
+const FprobeChartName = "fprobe-question"
+
+// FprobeCharts draws per arch the C side's work per traced call against
+// the number of entry+exit probes on one function: rethook's ops visited
+// plus hash lookups and its pool operations, fgraph's hash lookups and
+// shadow-stack words; SVG and PNG into dir.
+func FprobeCharts(dir string, c scenarios.Comparison) ([]Chart, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []Chart
+	for _, a := range archesOfCmp(c) {
+		p := plot.New()
+		p.Title.Text = a + ": C-side work per traced call, N entry+exit fprobes on one function"
+		p.X.Label.Text = "fprobes on the function"
+		p.Y.Label.Text = "operations per traced call"
+		series := []struct {
+			label, design string
+			val           func(scenarios.DesignRow) float64
+		}{
+			{"rethook: ops visited + hash lookups", "rethook", func(r scenarios.DesignRow) float64 { return r.CSide.OpsVisited + r.CSide.HashLookups }},
+			{"rethook: pool gets + puts", "rethook", func(r scenarios.DesignRow) float64 { return r.CSide.PoolOps }},
+			{"fgraph: ops visited + hash lookups", "fgraph", func(r scenarios.DesignRow) float64 { return r.CSide.OpsVisited + r.CSide.HashLookups }},
+			{"fgraph: shadow-stack words", "fgraph", func(r scenarios.DesignRow) float64 { return r.CSide.ShadowWords }},
+		}
+		for i, s := range series {
+			var xy plotter.XYs
+			for _, r := range c.FprobeDesigns {
+				// A cell where every call missed (fgraph: more exit probes
+				// than one reservation holds) did no work: left out.
+				if r.Arch == a && r.Design == s.design && r.Functions == "one" && r.Exit && r.DataBytes == 0 && r.NMissed == 0 {
+					xy = append(xy, plotter.XY{X: float64(r.Probes), Y: s.val(r)})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			l, pts, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return out, err
+			}
+			l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+			l.Dashes = plotutil.Dashes(i) // rethook's two lines coincide: tell them apart
+			pts.Shape = plotutil.Shape(i)
+			p.Add(l, pts)
+			p.Legend.Add(s.label, l, pts)
+		}
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+		ch := Chart{Name: FprobeChartName + "-" + a, Title: p.Title.Text}
+		for _, f := range ChartFormats {
+			path := filepath.Join(dir, ch.Name+"."+f)
+			if err := p.Save(7*vg.Inch, 5*vg.Inch, path); err != nil {
+				return out, fmt.Errorf("chart %s: %w", path, err)
+			}
+			ch.Files = append(ch.Files, path)
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"trampemu/regs"
+	"trampemu/scenarios"
+)
+
+// TestFprobeSection runs a small comparison on every arch and checks that
+// the section answers per arch from the numbers, and that each arch gets
+// its chart in both formats.
+func TestFprobeSection(t *testing.T) {
+	c, err := scenarios.CompareFprobe(scenarios.CompareConfig{Probes: []int{1, 8}, MaxUsers: 2, Calls: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := FprobeSection(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "## "+FprobeSectionTitle) {
+		t.Fatalf("no section title:\n%s", out)
+	}
+	for _, a := range regs.Arches {
+		ans := FprobeAnswer(c, a.Name)
+		rh, _ := c.Cell(a.Name, "rethook", "one", 1, true, 0)
+		if ans == "" || !strings.Contains(out, ans) || !strings.Contains(ans, num(rh.ExitCost.Instructions)+" (arch_rethook_trampoline)") {
+			t.Errorf("%s: answer %q", a.Name, ans)
+		}
+	}
+	dir := t.TempDir()
+	cs, err := FprobeCharts(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != len(regs.Arches) {
+		t.Fatalf("%d charts, want one per arch", len(cs))
+	}
+	for _, ch := range cs {
+		for _, f := range ChartFormats {
+			if st, err := os.Stat(filepath.Join(dir, ch.Name+"."+f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s.%s: %v", ch.Name, f, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"trampemu/regs"
+)
+
+// TestCompareFprobe runs a reduced comparison on every arch and asserts
+// exact cells: one probe with an exit handler on each design, eight on
+// one function on rethook (the list function visits and tests every ops),
+// 64 exit probes on one function on fgraph (the 32-word reservation fails:
+// every call counts nmissed for every probe), and the merged dispatch's
+// direct mode against its loop.
+func TestCompareFprobe(t *testing.T) {
+	c, err := CompareFprobe(CompareConfig{Probes: []int{1, 8, 64}, MaxUsers: 2, Calls: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(regs.Arches) * 2 * 2 * 3 * 3; len(c.FprobeDesigns) != want {
+		t.Fatalf("%d design rows, want %d", len(c.FprobeDesigns), want)
+	}
+	exitInsns := map[string][2]float64{"x86_64": {41, 16}, "s390x": {16, 12}, "arm64": {50, 15}}
+	// fgraph words per call: frame, meta, DATA word and header written;
+	// the same read back (arm64 frames carry the HAVE_FUNCTION_GRAPH_FP_TEST
+	// word both ways).
+	fgraphWords := map[string]float64{"x86_64": 14, "s390x": 14, "arm64": 16}
+	for _, a := range regs.Arches {
+		rh, ok1 := c.Cell(a.Name, "rethook", "one", 1, true, 0)
+		fg, ok2 := c.Cell(a.Name, "fgraph", "one", 1, true, 0)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: cells missing", a.Name)
+		}
+		if rh.ExitCost.Trampoline != "arch_rethook_trampoline" || rh.ExitCost.Instructions != exitInsns[a.Name][0] {
+			t.Errorf("%s rethook exit %+v, want arch_rethook_trampoline with %v instructions", a.Name, rh.ExitCost, exitInsns[a.Name][0])
+		}
+		if fg.ExitCost.Trampoline != "return_to_handler" || fg.ExitCost.Instructions != exitInsns[a.Name][1] {
+			t.Errorf("%s fgraph exit %+v, want return_to_handler with %v instructions", a.Name, fg.ExitCost, exitInsns[a.Name][1])
+		}
+		if want := (CSide{OpsVisited: 1, PoolOps: 2, Atomics: 2}); rh.CSide != want {
+			t.Errorf("%s rethook c_side %+v, want %+v", a.Name, rh.CSide, want)
+		}
+		if want := (CSide{OpsVisited: 1, HashLookups: 2, ShadowWords: fgraphWords[a.Name]}); fg.CSide != want {
+			t.Errorf("%s fgraph c_side %+v, want %+v", a.Name, fg.CSide, want)
+		}
+		// 16 CPUs: 32 nodes of 64 bytes, 16 rings of 32 entries, 16 slot
+		// pointers; 1000 tasks of 4096 bytes.
+		if rh.MemoryBytes != 32*64+16*(16+32*8)+16*8 || fg.MemoryBytes != 1000*4096 {
+			t.Errorf("%s memory %d / %d", a.Name, rh.MemoryBytes, fg.MemoryBytes)
+		}
+		if r, _ := c.Cell(a.Name, "rethook", "one", 8, true, 8); r.CSide.OpsVisited != 8 || r.CSide.HashLookups != 8 || r.CSide.PoolOps != 16 {
+			t.Errorf("%s rethook x8 on one function: %+v", a.Name, r.CSide)
+		}
+		if r, _ := c.Cell(a.Name, "rethook", "different", 8, true, 8); r.CSide.OpsVisited != 1 || r.CSide.HashLookups != 0 {
+			t.Errorf("%s rethook x8 on different functions: %+v", a.Name, r.CSide)
+		}
+		if r, _ := c.Cell(a.Name, "fgraph", "one", 64, true, 0); r.NMissed != 64 || r.ExitCost.Instructions != 0 {
+			t.Errorf("%s fgraph x64 exit probes on one function: nmissed %v per call, exit %v", a.Name, r.NMissed, r.ExitCost)
+		}
+		if r, _ := c.Cell(a.Name, "rethook", "one", 64, true, 0); r.NMissed != 0 || r.CSide.PoolOps != 128 {
+			t.Errorf("%s rethook x64 exit probes on one function: nmissed %v, %+v", a.Name, r.NMissed, r.CSide)
+		}
+	}
+	var lone, two int
+	for _, m := range c.FgraphModes {
+		switch {
+		case m.Users == 1 && m.HashLookups == 0 && m.OpsVisited == 1:
+			lone++
+		case m.Users == 2 && m.HashLookups == 2 && m.OpsVisited == 1:
+			two++
+		}
+	}
+	if lone != len(regs.Arches) || two != len(regs.Arches) {
+		t.Errorf("merged dispatch: %d arches with a direct lone user, %d with two looped users: %+v", lone, two, c.FgraphModes)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"fprobe_designs", "fgraph_modes"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON has no %s", k)
+		}
+	}
+}
