@@ -132,8 +132,15 @@ SYM_CODE_START(arch_rethook_trampoline)
 	stg	%r14,(__SF_GPRS+8*8)(%r15)
 	lay	%r15,-STACK_FRAME_SIZE_PTREGS(%r15)
 	stmg	%r0,%r14,STACK_PTREGS_GPRS(%r15)
-	stg	%r14,STACK_PTREGS_PSW+8(%r15)
-	lgr	%r2,%r15
+	lay	%r7,STACK_FRAME_SIZE_PTREGS(%r15)
+	stg	%r7,__SF_BACKCHAIN(%r15)
+	stg	%r7,STACK_PTREGS_GPRS+(15*8)(%r15)
+	epsw	%r2,%r3
+	risbg	%r3,%r2,0,31,32
+	stg	%r3,STACK_PTREGS_PSW(%r15)
+	larl	%r1,arch_rethook_trampoline
+	stg	%r1,STACK_PTREGS_PSW+8(%r15)
+	lay	%r2,STACK_PTREGS(%r15)
 	brasl	%r14,arch_rethook_trampoline_callback
 	mvc	__SF_EMPTY(16,%r7),STACK_PTREGS_PSW(%r15)
 	lmg	%r0,%r15,STACK_PTREGS_GPRS(%r15)
