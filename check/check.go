@@ -147,6 +147,7 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	// boundary was.
 	h.SetInterrupting(false)
 	calls, extra, restarts := cfg.Calls, 0, 0
+	var stops []uint64 // where runs stopped (falloff.go)
 	for done := 0; done < calls; {
 		n := min(callBatch, calls-done)
 		b := h.RunBatch(n, gen)
@@ -163,6 +164,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		irqCut := z.cutShort != nil && z.cutShort.Interrupted
 		if b.Stop != nil {
 			z.runStop(b.Stop)
+			if b.Stop.Emulated {
+				stops = append(stops, b.Stop.PC)
+			}
 		}
 		h.Recycle(b) // analysed: the next run reuses the invocations
 		if b.Stop != nil {
@@ -190,6 +194,11 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	}
 	blocks := h.M.Blocks()
 	z.unknownRan(unknownExecuted(h.Unknown, blocks))
+	own := h.EntryUnit() // all of the trampoline's code, not only what the cost counts
+	if cfg.Tramp.Role == trampolines.Exit {
+		own = h.ExitUnit()
+	}
+	z.fellOff(fallOffs(h.Image, blocks, own, stops))
 	z.finish()
 	m, _ := unitCost(h.Image, blocks, unit)
 	z.fill(&res, m)
