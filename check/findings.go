@@ -31,10 +31,14 @@ const (
 	// Volatile (info): what an exit trampoline does with registers that are
 	// volatile after a return (s390x r3-r5).
 	Volatile Kind = "volatile"
+	// Unvisited (info): executed instruction boundaries of the trampoline
+	// the interrupt model did not interrupt, and why (its limits, a run
+	// that stopped): what it found holds for the others only.
+	Unvisited Kind = "unvisited"
 )
 
 // Kinds lists every kind, errors first.
-var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, UnusedStore, Volatile}
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, UnusedStore, Volatile, Unvisited}
 
 // Severity of a finding.
 const (
@@ -44,7 +48,7 @@ const (
 
 // Severity returns the severity of a kind.
 func (k Kind) Severity() string {
-	if k == UnusedStore || k == Volatile {
+	if k == UnusedStore || k == Volatile || k == Unvisited {
 		return Info
 	}
 	return Error
