@@ -55,5 +55,12 @@ bench: deps
 	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native > out/bench.txt; \
 	status=$$?; cat out/bench.txt; exit $$status
 
+# The CLI's reference pages, docs/cli/*.md and docs/man/*.1, written from
+# the command tree by cobra's doc package (TestDocsUpToDate fails when
+# they are stale). `man -l docs/man/trampemu-check.1` reads one.
+.PHONY: docs
+docs: deps
+	$(GO) run ./cmd/trampemu gendocs docs
+
 clean:
 	rm -rf bin out

@@ -107,7 +107,7 @@ func TestBadInput(t *testing.T) {
 				{"--calls negative", check("--calls", "-5"), 2, "--calls -5: give 1 to 100000", ""},
 				{"--calls absurd", check("--calls", "1000000000"), 2, "--calls 1000000000: give 1 to 100000", ""},
 				{"mutate --calls 0", []string{"mutate", "--arch", arch, "--calls", "0"}, 2, "--calls 0: give 1", ""},
-				{"unknown flag", check("--bogus"), 2, "flag provided but not defined: -bogus (see 'trampemu check -h')", ""},
+				{"unknown flag", check("--bogus"), 2, "unknown flag: --bogus (see 'trampemu check --help')", ""},
 				{"guest fault", check("--file", file("fault.S"), "--role", "exit"), 1, "error fault: memory fault at return_to_handler", arch + " pc 0x"},
 				{"runaway loop", check("--file", file("runaway.S"), "--role", "exit"), 1, "control: instruction limit at return_to_handler", "instruction limit of 50000000 reached"},
 				{"ftrace_return_to_handler twice", check("--file", file("twice.S"), "--role", "exit", "--workload", "six"), 1, "corrupt shadow stack", "/ six:"},
