@@ -39,8 +39,12 @@ type ExactCosts struct {
 	StoreBytes   float64 `json:"store_bytes"`
 }
 
-// Equal reports whether the two counts agree; Diff says how they differ.
-func (e Exactness) Equal() bool { return e.Emulated == e.Independent }
+// Equal reports whether every count agrees: the block counters, the
+// per-instruction count and, where it was made, valgrind's instruction
+// count; Diff says how they differ.
+func (e Exactness) Equal() bool {
+	return e.Emulated == e.Independent && (e.Valgrind == nil || *e.Valgrind == e.Emulated.Instructions)
+}
 
 // Diff names every figure on which the counts differ ("" when equal).
 func (e Exactness) Diff() string {
@@ -56,6 +60,9 @@ func (e Exactness) Diff() string {
 	add("stores", x.Stores, y.Stores)
 	add("load bytes", x.LoadBytes, y.LoadBytes)
 	add("store bytes", x.StoreBytes, y.StoreBytes)
+	if e.Valgrind != nil && *e.Valgrind != x.Instructions {
+		s = append(s, fmt.Sprintf("instructions: block counters %g, valgrind %g", x.Instructions, *e.Valgrind))
+	}
 	return strings.Join(s, "; ")
 }
 

@@ -57,3 +57,27 @@ func TestExactnessDiffNamesEveryMismatch(t *testing.T) {
 		t.Errorf("diff %q names a figure that agrees", diff.Diff())
 	}
 }
+
+// TestExactnessCountsValgrind: valgrind's count, where it was made, is
+// part of "equal": a valgrind count that differs from the block counters
+// makes the row unequal and is named; none made (nil) does not.
+func TestExactnessCountsValgrind(t *testing.T) {
+	c := ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
+	same, other := 13.0, 14.0
+	for _, tc := range []struct {
+		vg    *float64
+		equal bool
+	}{{nil, true}, {&same, true}, {&other, false}} {
+		e := Exactness{Emulated: c, Independent: c, Valgrind: tc.vg}
+		if e.Equal() != tc.equal {
+			t.Errorf("valgrind %v: Equal() = %v, want %v", tc.vg, e.Equal(), tc.equal)
+		}
+		if d := e.Diff(); tc.equal != (d == "") {
+			t.Errorf("valgrind %v: Diff() = %q", tc.vg, d)
+		}
+	}
+	e := Exactness{Emulated: c, Independent: c, Valgrind: &other}
+	if want := "instructions: block counters 13, valgrind 14"; e.Diff() != want {
+		t.Errorf("Diff() = %q, want %q", e.Diff(), want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"trampemu/check"
 	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
@@ -89,5 +90,31 @@ func TestReportChartsListNative(t *testing.T) {
 		if !strings.Contains(js.String(), `"`+f+`"`) {
 			t.Errorf("report.json's charts lack %s", f)
 		}
+	}
+}
+
+// TestReportStatusCountsExactness: an exactness row that is not equal
+// (the per-instruction count or valgrind's differs) makes the report exit
+// with findings; equal rows do not.
+func TestReportStatusCountsExactness(t *testing.T) {
+	c := check.ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
+	off := c
+	off.StoreBytes = 56
+	vgSame, vgOff := 13.0, 12.0
+	for _, tc := range []struct {
+		name string
+		row  check.Exactness
+		want error
+	}{
+		{"equal", check.Exactness{Emulated: c, Independent: c, Valgrind: &vgSame}, nil},
+		{"per-instruction differs", check.Exactness{Emulated: off, Independent: c}, errFindings},
+		{"valgrind differs", check.Exactness{Emulated: c, Independent: c, Valgrind: &vgOff}, errFindings},
+	} {
+		if got := reportStatus(&fullReport{Exactness: []check.Exactness{tc.row}}); got != tc.want {
+			t.Errorf("%s: status %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := reportStatus(&fullReport{}); got != nil {
+		t.Errorf("empty report: %v", got)
 	}
 }
