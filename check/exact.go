@@ -28,6 +28,10 @@ type Exactness struct {
 	// code run natively (x86-64 only; nil where there is none). Package
 	// check does not compute it: the caller fills it in.
 	Valgrind *float64 `json:"valgrind"`
+	// ValgrindLoads and ValgrindStores are callgrind's data reads and
+	// writes per traced call of the same native run (nil where none).
+	ValgrindLoads  *float64 `json:"valgrind_loads"`
+	ValgrindStores *float64 `json:"valgrind_stores"`
 }
 
 // ExactCosts are the costs per traced call.
@@ -43,7 +47,9 @@ type ExactCosts struct {
 // per-instruction count and, where it was made, valgrind's instruction
 // count; Diff says how they differ.
 func (e Exactness) Equal() bool {
-	return e.Emulated == e.Independent && (e.Valgrind == nil || *e.Valgrind == e.Emulated.Instructions)
+	same := func(vg *float64, x float64) bool { return vg == nil || *vg == x }
+	return e.Emulated == e.Independent && same(e.Valgrind, e.Emulated.Instructions) &&
+		same(e.ValgrindLoads, e.Emulated.Loads) && same(e.ValgrindStores, e.Emulated.Stores)
 }
 
 // Diff names every figure on which the counts differ ("" when equal).
@@ -60,9 +66,14 @@ func (e Exactness) Diff() string {
 	add("stores", x.Stores, y.Stores)
 	add("load bytes", x.LoadBytes, y.LoadBytes)
 	add("store bytes", x.StoreBytes, y.StoreBytes)
-	if e.Valgrind != nil && *e.Valgrind != x.Instructions {
-		s = append(s, fmt.Sprintf("instructions: block counters %g, valgrind %g", x.Instructions, *e.Valgrind))
+	vg := func(name string, a float64, b *float64) {
+		if b != nil && *b != a {
+			s = append(s, fmt.Sprintf("%s: block counters %g, valgrind %g", name, a, *b))
+		}
 	}
+	vg("instructions", x.Instructions, e.Valgrind)
+	vg("loads", x.Loads, e.ValgrindLoads)
+	vg("stores", x.Stores, e.ValgrindStores)
 	return strings.Join(s, "; ")
 }
 

@@ -80,4 +80,20 @@ func TestExactnessCountsValgrind(t *testing.T) {
 	if want := "instructions: block counters 13, valgrind 14"; e.Diff() != want {
 		t.Errorf("Diff() = %q, want %q", e.Diff(), want)
 	}
+	loads, stores := 3.0, 5.0
+	e = Exactness{Emulated: c, Independent: c, Valgrind: &same, ValgrindLoads: &loads, ValgrindStores: &stores}
+	if e.Equal() {
+		t.Error("valgrind's data writes differ, yet equal")
+	}
+	if want := "stores: block counters 6, valgrind 5"; e.Diff() != want {
+		t.Errorf("Diff() = %q, want %q", e.Diff(), want)
+	}
+	stores = 6
+	if !e.Equal() {
+		t.Errorf("every count agrees, yet %q", e.Diff())
+	}
+	loads = 2
+	if e.Equal() || e.Diff() != "loads: block counters 3, valgrind 2" {
+		t.Errorf("valgrind's data reads differ: %v %q", e.Equal(), e.Diff())
+	}
 }

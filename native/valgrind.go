@@ -24,7 +24,13 @@ import (
 type ValgrindCount struct {
 	Entry, Exit           string
 	EntryInsns, ExitInsns float64
-	Calls                 int
+	// EntryLoads ... ExitStores are callgrind's data reads (Dr) and writes
+	// (Dw) at the same addresses per traced call (its cache simulation
+	// counts them; implicit stack traffic of call, ret, push and pop
+	// included, as the emulator's counts).
+	EntryLoads, EntryStores float64
+	ExitLoads, ExitStores   float64
+	Calls                   int
 }
 
 // valgrindTimeout bounds one valgrind run.
@@ -80,7 +86,12 @@ func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
 		return nil, err
 	}
 	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command(vg, "--tool=callgrind", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
+	// --cache-sim=yes: callgrind counts data reads (Dr) and writes (Dw).
+	// --vex-iropt-level=0: VEX's IR optimiser drops a load whose value is
+	// overwritten before use (ftrace_graph_caller v5.10: save_mcount_regs
+	// loads the parent into %rsi, then leaq overwrites it); the CPU makes
+	// that load, and so does the emulator's count.
+	cmd := exec.Command(vg, "--tool=callgrind", "--cache-sim=yes", "--vex-iropt-level=0", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
 		"--instr-atstart=no", "--callgrind-out-file="+out, self)
 	// Go's asynchronous preemption signals trip callgrind's signal
 	// bookkeeping (valgrind 3.19: "Assertion 'sigNum ==
@@ -104,35 +115,46 @@ func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
 	var counts []ValgrindCount
 	for i, j := range jobs {
 		// Part i+1 holds the costs since part i: pairing i's run.
-		costs, err := readCallgrind(fmt.Sprintf("%s.%d", out, i+1))
+		events, costs, err := readCallgrind(fmt.Sprintf("%s.%d", out, i+1))
 		if err != nil {
 			return nil, fmt.Errorf("valgrind count of %s: %w", j.Name(), err)
 		}
-		sum := func(r [2]uint64) float64 {
+		col := map[string]int{}
+		for k, e := range events {
+			col[e] = k
+		}
+		for _, e := range []string{"Ir", "Dr", "Dw"} {
+			if _, ok := col[e]; !ok {
+				return nil, fmt.Errorf("valgrind count of %s: the profile has no %s event (events: %v)", j.Name(), e, events)
+			}
+		}
+		sum := func(r [2]uint64, event string) float64 {
 			var n uint64
 			for addr, c := range costs {
 				if addr >= r[0] && addr < r[1] {
-					n += c
+					n += c[col[event]]
 				}
 			}
 			return float64(n) / float64(calls)
 		}
-		counts = append(counts, ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryInsns: sum(ps[i].EntryUnit), ExitInsns: sum(ps[i].ExitUnit), Calls: calls})
+		e, x := ps[i].EntryUnit, ps[i].ExitUnit
+		counts = append(counts, ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryInsns: sum(e, "Ir"), ExitInsns: sum(x, "Ir"),
+			EntryLoads: sum(e, "Dr"), EntryStores: sum(e, "Dw"), ExitLoads: sum(x, "Dr"), ExitStores: sum(x, "Dw"), Calls: calls})
 	}
 	return counts, nil
 }
 
-func readCallgrind(path string) (map[uint64]uint64, error) {
+func readCallgrind(path string) ([]string, map[uint64][]uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	costs, err := ParseCallgrind(f)
+	events, costs, err := ParseCallgrindEvents(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return costs, nil
+	return events, costs, nil
 }
 
 // ValgrindCounts counts every x86-64 registry variant in its intended
@@ -142,17 +164,37 @@ func readCallgrind(path string) (map[uint64]uint64, error) {
 // counted independently on the host CPU. The report's exactness table
 // reads it.
 func ValgrindCounts(calls int) (map[string]float64, error) {
-	counts, err := ValgrindJobs(RegistryJobs(), calls)
+	cs, err := ValgrindCosts(calls)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]float64{}
+	for name, c := range cs {
+		out[name] = c.Instructions
+	}
+	return out, nil
+}
+
+// ValgrindCost is one variant's cost per traced call as callgrind counts
+// it: instructions (Ir), data reads (Dr) and writes (Dw).
+type ValgrindCost struct {
+	Instructions, Loads, Stores float64
+}
+
+// ValgrindCosts is ValgrindCounts with callgrind's data reads and writes:
+// the emulator's loads and stores per traced call, counted on the host.
+func ValgrindCosts(calls int) (map[string]ValgrindCost, error) {
+	counts, err := ValgrindJobs(RegistryJobs(), calls)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ValgrindCost{}
 	for _, c := range counts {
 		if v, err := harness.FindVariant(Arch, trampolines.Entry, c.Entry); err == nil && v.Pair == c.Exit {
-			out[c.Entry] = c.EntryInsns
+			out[c.Entry] = ValgrindCost{c.EntryInsns, c.EntryLoads, c.EntryStores}
 		}
 		if v, err := harness.FindVariant(Arch, trampolines.Exit, c.Exit); err == nil && v.Pair == c.Entry {
-			out[c.Exit] = c.ExitInsns
+			out[c.Exit] = ValgrindCost{c.ExitInsns, c.ExitLoads, c.ExitStores}
 		}
 	}
 	return out, nil
@@ -164,7 +206,24 @@ func ValgrindCounts(calls int) (map[string]float64, error) {
 // callee) are not self cost and are skipped; positions may be absolute,
 // relative (+n, -n) or repeated (*), as the format allows.
 func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
-	out := map[uint64]uint64{}
+	_, costs, err := ParseCallgrindEvents(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]uint64, len(costs))
+	for addr, c := range costs {
+		out[addr] = c[0]
+	}
+	return out, nil
+}
+
+// ParseCallgrindEvents is ParseCallgrind for every event: the events'
+// names (the events: line) and, per instruction address, the self cost of
+// each (a line that lists fewer costs leaves the rest 0, as the format
+// allows).
+func ParseCallgrindEvents(r io.Reader) ([]string, map[uint64][]uint64, error) {
+	out := map[uint64][]uint64{}
+	var events []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	npos, instr := 1, -1 // positions: line (the default), no instr column
@@ -180,7 +239,7 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		if rest, ok := strings.CutPrefix(line, "positions:"); ok {
 			f := strings.Fields(rest)
 			if len(f) == 0 {
-				return nil, fmt.Errorf("line %d: positions: names no position", lineNo)
+				return nil, nil, fmt.Errorf("line %d: positions: names no position", lineNo)
 			}
 			npos, instr = len(f), -1
 			for i, p := range f {
@@ -191,7 +250,11 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 			last = make([]uint64, npos)
 			continue
 		}
-		if strings.HasPrefix(line, "events:") {
+		if rest, ok := strings.CutPrefix(line, "events:"); ok {
+			events = strings.Fields(rest)
+			if len(events) == 0 {
+				return nil, nil, fmt.Errorf("line %d: events: names no event", lineNo)
+			}
 			sawEvents = true
 			continue
 		}
@@ -208,12 +271,12 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) < npos {
-			return nil, fmt.Errorf("line %d: %q has fewer than %d positions", lineNo, line, npos)
+			return nil, nil, fmt.Errorf("line %d: %q has fewer than %d positions", lineNo, line, npos)
 		}
 		for i := 0; i < npos; i++ {
 			v, err := position(f[i], last[i])
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, nil, fmt.Errorf("line %d: %w", lineNo, err)
 			}
 			last[i] = v
 		}
@@ -224,22 +287,35 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		if instr < 0 || len(f) == npos {
 			continue // no instruction addresses, or no cost on the line
 		}
-		cost, err := strconv.ParseUint(f[npos], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: cost %q: %v", lineNo, f[npos], err)
+		if !sawEvents {
+			return nil, nil, fmt.Errorf("line %d: a cost line before the events: line", lineNo)
 		}
-		out[last[instr]] += cost
+		if len(f)-npos > len(events) {
+			return nil, nil, fmt.Errorf("line %d: %q has more costs than the %d events", lineNo, line, len(events))
+		}
+		cs := out[last[instr]]
+		for len(cs) < len(events) { // a later events: line may name more
+			cs = append(cs, 0)
+		}
+		out[last[instr]] = cs
+		for k, t := range f[npos:] {
+			cost, err := strconv.ParseUint(t, 10, 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("line %d: cost %q: %v", lineNo, t, err)
+			}
+			cs[k] += cost
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !sawEvents {
-		return nil, fmt.Errorf("not a callgrind profile (no events: line)")
+		return nil, nil, fmt.Errorf("not a callgrind profile (no events: line)")
 	}
 	if instr < 0 {
-		return nil, fmt.Errorf("the profile has no instruction addresses (run callgrind with --dump-instr=yes)")
+		return nil, nil, fmt.Errorf("the profile has no instruction addresses (run callgrind with --dump-instr=yes)")
 	}
-	return out, nil
+	return events, out, nil
 }
 
 // position parses one position field: absolute (decimal or 0x hex),

@@ -11,15 +11,19 @@ import (
 )
 
 // TestValgrindMatchesEmulator: for every x86-64 registry variant (in its
-// intended pairing), the instructions per traced call that callgrind
-// counts running the code natively equal the emulator's exact count
-// (check.Metrics.Instructions, block counters). The counts must tell
+// intended pairing), the instructions, data reads and data writes per
+// traced call that callgrind counts running the code natively equal the
+// emulator's exact counts (check.Metrics: instructions, loads, stores). The counts must tell
 // variants apart: rth-merged and rth-merged-jmp differ by two
 // instructions, in both counts.
 func TestValgrindMatchesEmulator(t *testing.T) {
-	vg, err := native.ValgrindCounts(5)
+	costs, err := native.ValgrindCosts(5)
 	if err != nil {
 		t.Fatal(err)
+	}
+	vg := map[string]float64{}
+	for name, c := range costs {
+		vg[name] = c.Instructions
 	}
 	emulated := map[string]float64{}
 	for _, v := range harness.VariantsOf(regs.X86_64, "") {
@@ -32,6 +36,12 @@ func TestValgrindMatchesEmulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		emulated[v.Name] = rs[0].Metrics.Instructions
+		// callgrind's data reads and writes are the published loads and
+		// stores per call (check's per(), as every table).
+		if c := costs[v.Name]; c.Loads != rs[0].Metrics.Loads || c.Stores != rs[0].Metrics.Stores {
+			t.Errorf("%s: valgrind counts %v data reads and %v writes per traced call, the emulator %v loads and %v stores",
+				v.Name, c.Loads, c.Stores, rs[0].Metrics.Loads, rs[0].Metrics.Stores)
+		}
 		got, ok := vg[v.Name]
 		switch {
 		case !ok:
@@ -83,4 +93,31 @@ func FuzzParseCallgrind(f *testing.F) {
 			t.Fatal("nil costs without an error")
 		}
 	})
+}
+
+// ParseCallgrindEvents keeps every event's self cost per address, a short
+// cost line leaving the rest 0; more costs than events is an error.
+func TestParseCallgrindEvents(t *testing.T) {
+	in := "positions: instr\nevents: Ir Dr Dw\nfn=f\n0x10 3 1 2\n+4 1\n* 2 0 1\ncalls=1 0x20\n+2 100 100 100\n"
+	events, costs, err := native.ParseCallgrindEvents(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(events, " ") != "Ir Dr Dw" {
+		t.Errorf("events %v", events)
+	}
+	want := map[uint64][]uint64{0x10: {3, 1, 2}, 0x14: {3, 0, 1}}
+	if len(costs) != len(want) {
+		t.Fatalf("costs %v, want %v", costs, want)
+	}
+	for a, w := range want {
+		if g := costs[a]; len(g) != 3 || g[0] != w[0] || g[1] != w[1] || g[2] != w[2] {
+			t.Errorf("%#x: %v, want %v", a, g, w)
+		}
+	}
+	for _, bad := range []string{"positions: instr\nevents: Ir\n0x10 1 2\n", "positions: instr\nevents:\n", "positions: instr\n0x10 1\nevents: Ir\n"} {
+		if _, _, err := native.ParseCallgrindEvents(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
 }

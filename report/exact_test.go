@@ -15,9 +15,10 @@ func TestExactnessAndEmulationGolden(t *testing.T) {
 	c := check.ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
 	bad := c
 	bad.Stores = 5
-	vg := 13.0
+	vg, vgLoads, vgStores, vgOff := 13.0, 3.0, 6.0, 2.0
 	rows := []check.Exactness{
-		{Arch: "x86_64", Variant: "rth-merged", Role: "exit", Runs: 8, Emulated: c, Independent: c, Valgrind: &vg},
+		{Arch: "x86_64", Variant: "rth-merged", Role: "exit", Runs: 8, Emulated: c, Independent: c, Valgrind: &vg, ValgrindLoads: &vgLoads, ValgrindStores: &vgStores},
+		{Arch: "x86_64", Variant: "rth-vg-differs", Role: "exit", Runs: 8, Emulated: c, Independent: c, Valgrind: &vg, ValgrindLoads: &vgOff, ValgrindStores: &vgStores},
 		{Arch: "x86_64", Variant: "rth-broken", Role: "exit", Runs: 8, Emulated: c, Independent: bad},
 		{Arch: "s390x", Variant: "rth-merged", Role: "exit", Runs: 8, Emulated: c, Independent: c},
 	}
@@ -33,7 +34,7 @@ func TestExactnessAndEmulationGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"| 13 / 13 / 13 |", "| 13 / 13 / - |", "6 / 5", "NO: stores", "1.68x"} {
+	for _, want := range []string{"| 13 / 13 / 13 |", "| 13 / 13 / - |", "6 / 5", "NO: stores", "| 3 / 3 / 2 (valgrind) |", "NO: loads: block counters 3, valgrind 2", "1.68x"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -17,15 +17,15 @@ import (
 // callgrind for the exactness table's valgrind column.
 const valgrindCalls = 1000
 
-// valgrindInstructions returns valgrind's instruction count per traced
-// call of every x86-64 variant run natively in its intended pairing
-// (native.ValgrindCounts), or nil when the host cannot run x86-64 code
+// valgrindInstructions returns valgrind's instruction, data read and
+// data write counts per traced call of every x86-64 variant run natively
+// in its intended pairing (native.ValgrindCosts), or nil when the host cannot run x86-64 code
 // natively (the column then reads "-", JSON null).
-func valgrindInstructions() (map[string]float64, error) {
+func valgrindInstructions() (map[string]native.ValgrindCost, error) {
 	if native.Supported() != nil {
 		return nil, nil
 	}
-	return native.ValgrindCounts(valgrindCalls)
+	return native.ValgrindCosts(valgrindCalls)
 }
 
 // exactnessRows proves every variant's cost (check.Exact) and fills the
@@ -39,7 +39,7 @@ func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
 func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exactness, error) {
 	var rows []check.Exactness
 	for _, a := range as {
-		var vg map[string]float64
+		var vg map[string]native.ValgrindCost
 		if native.Covers(a) {
 			var err error
 			if vg, err = valgrindInstructions(); err != nil {
@@ -54,8 +54,8 @@ func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exact
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
 			}
-			if n, ok := vg[v.Name]; ok {
-				e.Valgrind = &n
+			if c, ok := vg[v.Name]; ok {
+				e.Valgrind, e.ValgrindLoads, e.ValgrindStores = &c.Instructions, &c.Loads, &c.Stores
 			}
 			rows = append(rows, e)
 			p.step("exactness " + a.Name + " " + v.Name)
@@ -115,7 +115,7 @@ func markdownExtra(w io.Writer, rep fullReport) error {
 	if len(rep.Exactness) > 0 {
 		fmt.Fprintln(w, "## Exact counts, proven")
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Per traced call of `add` (%d checked calls, default scenario): the block counters (C block counts times the disassembler's facts: what the tables above show) against emu's per-instruction counting mode on the same run (a C hook on every instruction and on every memory access: Unicorn's own view; an access split by QEMU into pieces of one contiguous field counts once), and valgrind's count of the same code run natively (x86-64; `-` where none was made). One figure means both counters agree.\n\n", check.ExactCalls)
+		fmt.Fprintf(w, "Per traced call of `add` (%d checked calls, default scenario): the block counters (C block counts times the disassembler's facts: what the tables above show) against emu's per-instruction counting mode on the same run (a C hook on every instruction and on every memory access: Unicorn's own view; an access split by QEMU into pieces of one contiguous field counts once), and valgrind's counts of the same code run natively (x86-64: callgrind's instructions, data reads and data writes, the loads and stores; `-` where none was made). One figure means the counters agree; \"equal\" counts valgrind's figures too, and a row that is not equal makes the report exit 1.\n\n", check.ExactCalls)
 		if err := report.ExactnessTable(w, rep.Exactness); err != nil {
 			return err
 		}

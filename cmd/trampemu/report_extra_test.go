@@ -15,8 +15,9 @@ import (
 )
 
 // The exactness rows of x86-64 (the arch the report gets from regs, not
-// native.Arch) carry valgrind's count, equal to the emulated instruction
-// count, into report.json; s390x rows carry none.
+// native.Arch) carry valgrind's counts, equal to the emulated
+// instruction, load and store counts, into report.json; s390x rows carry
+// none.
 func TestExactnessRowsValgrind(t *testing.T) {
 	if !native.Covers(regs.X86_64) || native.Covers(regs.S390X) {
 		t.Fatalf("native.Covers: x86_64 %v, s390x %v", native.Covers(regs.X86_64), native.Covers(regs.S390X))
@@ -37,6 +38,8 @@ func TestExactnessRowsValgrind(t *testing.T) {
 			t.Errorf("%s %s: no valgrind count", e.Arch, e.Variant)
 		case e.Arch == regs.X86_64.Name && *e.Valgrind != e.Emulated.Instructions:
 			t.Errorf("%s %s: valgrind %g instructions, emulated %g", e.Arch, e.Variant, *e.Valgrind, e.Emulated.Instructions)
+		case e.Arch == regs.X86_64.Name && (e.ValgrindLoads == nil || e.ValgrindStores == nil || !e.Equal()):
+			t.Errorf("%s %s: valgrind's data reads and writes missing or different: %s", e.Arch, e.Variant, e.Diff())
 		case e.Arch != regs.X86_64.Name && e.Valgrind != nil:
 			t.Errorf("%s %s: valgrind count %g on an arch not run natively", e.Arch, e.Variant, *e.Valgrind)
 		}
