@@ -9,8 +9,8 @@
 #                             surviving (LIVED) mutant as file:line:col
 # docs/gremlins.md explains each survivor. GREMLINS_PKGS picks packages
 # (default: all four); GREMLINS_WORKERS the parallel mutants (default 2);
-# GREMLINS_TIMEOUT the timeout coefficient (default 10: the machine is
-# shared, a slow run must not count as a kill).
+# GREMLINS_TIMEOUT the timeout coefficient (default 10, 60 for ftrace and
+# kernel: the machine is shared, a slow run must not time out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -21,7 +21,15 @@ if [ ! -x "$G" ]; then
 fi
 mkdir -p out
 workers=${GREMLINS_WORKERS:-2}
-coef=${GREMLINS_TIMEOUT:-10}
+# The timeout is the coverage run's time times the coefficient; ftrace's
+# and kernel's tests take well under a second, so there compiling the
+# mutant dominates: a larger coefficient, or every mutant times out.
+coef_of() {
+	case $1 in
+	ftrace | kernel) echo "${GREMLINS_TIMEOUT:-60}" ;;
+	*) echo "${GREMLINS_TIMEOUT:-10}" ;;
+	esac
+}
 pkgs=${GREMLINS_PKGS:-"check observe ftrace kernel"}
 # harness: observe.go only (the other files excluded by name).
 observe_excl=$(cd harness && ls *.go | grep -v _test.go | grep -v '^observe.go$' | sed 's/\.go$//' | paste -sd'|')
@@ -33,7 +41,7 @@ for p in $pkgs; do
 	*) dir=./$p; excl=() ;;
 	esac
 	echo "gremlins: $p ($dir)" >&2
-	"$G" unleash --workers "$workers" --test-cpu 1 --timeout-coefficient "$coef" \
+	"$G" unleash --workers "$workers" --test-cpu 1 --timeout-coefficient "$(coef_of "$p")" \
 		-o "out/gremlins-$p.json" "${excl[@]}" "$dir" >"out/gremlins-$p.txt" 2>&1 || true
 done
 # The summary covers every package run so far (a narrowed run keeps the
