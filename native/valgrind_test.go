@@ -121,3 +121,22 @@ func TestParseCallgrindEvents(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseCallgrindEvents(f *testing.F) {
+	f.Add("positions: instr\nevents: Ir Dr Dw\nfn=f\n0x10 3 1 2\n+4 1\n* 2 0 1\ncalls=1 0x20\n+2 100 100 100\n")
+	f.Add("positions: instr line\nevents: Ir\n0x10 1 2\nevents: Ir Dr Dw\n0x10 1 2 3 4\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		events, costs, err := native.ParseCallgrindEvents(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		if costs == nil || len(events) == 0 {
+			t.Fatalf("no error, yet events %v costs %v", events, costs)
+		}
+		for addr, c := range costs {
+			if len(c) > len(events) {
+				t.Fatalf("%#x: %d costs for %d events", addr, len(c), len(events))
+			}
+		}
+	})
+}
