@@ -41,7 +41,10 @@ for p in $pkgs; do
 	*) dir=./$p; excl=() ;;
 	esac
 	echo "gremlins: $p ($dir)" >&2
-	"$G" unleash --workers "$workers" --test-cpu 1 --timeout-coefficient "$(coef_of "$p")" \
+	# No --test-cpu: gremlins v0.6.0 passes it to go test as the single
+	# argument "-cpu N", which the test binary rejects, so every mutant
+	# counts as killed (internal/engine/executor.go getTestArgs).
+	"$G" unleash --workers "$workers" --timeout-coefficient "$(coef_of "$p")" \
 		-o "out/gremlins-$p.json" "${excl[@]}" "$dir" >"out/gremlins-$p.txt" 2>&1 || true
 done
 # The summary covers every package run so far (a narrowed run keeps the
