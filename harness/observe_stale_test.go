@@ -68,7 +68,7 @@ func TestSlotsDecode(t *testing.T) {
 				raw := poisonAt(a, base, lay.Size)
 				written := map[int]uint64{}
 				for i, s := range lay.Slots {
-					if i%2 == 1 {
+					if i%2 == 0 { // the first slot, at the range's start, stays poison
 						continue
 					}
 					v := uint64(0x1122334455667788) + uint64(i)
@@ -153,7 +153,7 @@ func TestReadsStaleExactlyWhereUnwritten(t *testing.T) {
 			if err := h.RunChecked(calls); err != nil {
 				t.Fatal(err)
 			}
-			var stale, fresh, runs int
+			var stale, fresh, runs, stackReads int
 			roles := map[trampolines.Role]int{}
 			for _, c := range calls {
 				for _, inv := range c.Invocations {
@@ -191,6 +191,7 @@ func TestReadsStaleExactlyWhereUnwritten(t *testing.T) {
 							t.Fatalf("read %+v outside the run's %d calls", rd, len(inv.Calls))
 						}
 						if rd.Slot == "" {
+							stackReads++
 							if rd.Stale {
 								t.Errorf("stack read %+v stale: the caller's stack is not poison", rd)
 							}
@@ -231,8 +232,141 @@ func TestReadsStaleExactlyWhereUnwritten(t *testing.T) {
 			if roles[trampolines.Entry] != len(calls) || roles[trampolines.Exit] != len(calls) {
 				t.Errorf("%d runs: %v, want one of each role per call", runs, roles)
 			}
+			// Arguments past the argument registers are read from the
+			// stack (not on arm64: 0 past x7, ArgsInRegsOnly).
+			if len(a.Args) < 8 && !entry.FrameLayout(a).Accessors.ArgsInRegsOnly && stackReads == 0 {
+				t.Errorf("arguments 6 and 7 read, %d argument registers, and no stack read recorded", len(a.Args))
+			}
 			if stale == 0 || fresh == 0 {
 				t.Errorf("%d stale and %d fresh slot reads: the test needs both", stale, fresh)
+			}
+		})
+	}
+}
+
+// TestStaleAtTheEdges: the observer's staleness rule at the edges of its
+// ranges, on memory of a real machine: the C-side scratch buffer (BPF's
+// partial regs copy) from its first to its last byte, a read crossing its
+// end judged as any other; an aligned word judged by the value read (the
+// word at the deepest poisoned address and the one just below the entry
+// sp are in the range, the entry sp's own word is not); a 4-byte or
+// unaligned read judged by the bytes in memory.
+func TestStaleAtTheEdges(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m, err := emu.New(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			h := &Harness{Arch: a, M: m}
+			o := observer{h}
+			base := a.Memory.Stack.End() - 4096
+			// Poison from base on, but for the word at base+8 (written).
+			m.Write(base, poisonAt(a, base, 1024))
+			m.Write(base+8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+			h.scratchLo, h.scratchHi = base, base+64
+			// The run's poisoned stack elsewhere: only the scratch rule
+			// can call these stale; for the read crossing the scratch
+			// end, over it: the stack's rule decides there.
+			away := &Invocation{poisonLo: base + 2048, poisonHi: base + 2048 + 640}
+			over := &Invocation{poisonLo: base, poisonHi: base + 640}
+			word := func(addr uint64) uint64 { return a.Word(m.Mem(addr, 8)) }
+			for _, c := range []struct {
+				name string
+				inv  *Invocation
+				addr uint64
+				n    int
+				v    uint64
+				want bool
+			}{
+				{"scratch: first word", away, base, 8, word(base), true},
+				{"scratch: a written word", away, base + 8, 8, word(base + 8), false},
+				{"scratch: last word", away, base + 56, 8, word(base + 56), true},
+				{"scratch: 4 bytes", away, base + 60, 4, 0, true},
+				{"past the scratch end", away, base + 64, 8, word(base + 64), false},
+				{"crossing the scratch end: the stack's rule (poison in memory)", over, base + 60, 8, 0, true},
+			} {
+				if got := o.stale(c.inv, c.addr, c.n, c.v); got != c.want {
+					t.Errorf("%s: stale %v, want %v", c.name, got, c.want)
+				}
+			}
+			h.scratchLo, h.scratchHi = 0, 0
+			lo, hi := base+128, base+128+256
+			inv := &Invocation{poisonLo: lo, poisonHi: hi}
+			for _, c := range []struct {
+				name string
+				addr uint64
+				n    int
+				v    uint64
+				want bool
+			}{
+				// An aligned word: the value read decides, not memory.
+				{"the deepest poisoned word", lo, 8, emu.Poison(lo), true},
+				{"the word just below the entry sp", hi - 8, 8, emu.Poison(hi - 8), true},
+				{"the entry sp's own word", hi, 8, emu.Poison(hi), false},
+				{"below the poisoned range", lo - 8, 8, emu.Poison(lo - 8), false},
+				{"a word read as poison though memory changed since", lo + 16, 8, emu.Poison(lo + 16), true},
+				{"a word read as another value", lo + 16, 8, emu.Poison(lo+16) ^ 1, false},
+				// 4 bytes or unaligned: the bytes in memory decide.
+				{"4 poisoned bytes", lo + 32, 4, 0, true},
+				{"8 unaligned poisoned bytes", lo + 36, 8, 0, true},
+				{"4 bytes past the range", hi, 4, 0, false},
+			} {
+				if c.name == "a word read as poison though memory changed since" {
+					m.Write(lo+16, []byte{9, 9, 9, 9, 9, 9, 9, 9})
+				}
+				if got := o.stale(inv, c.addr, c.n, c.v); got != c.want {
+					t.Errorf("%s: stale %v, want %v", c.name, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestProbeBudget: with a budget of three, the first three runs are
+// probed and no later one; with -1 every run is.
+func TestProbeBudget(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			entry, err := Current(a, trampolines.Entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exit, err := Current(a, trampolines.Exit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct{ budget, want int }{{3, 3}, {-1, 8}} {
+				h, err := Start(Setup{Arch: a, Entry: entry, Exit: exit}, Options{Checks: true, ProbeBudget: c.budget}, readers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls, err := RandomCalls(h, "add", 4, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := h.RunChecked(calls); err != nil {
+					t.Fatal(err)
+				}
+				probed, runs, later := 0, 0, false
+				for _, call := range calls {
+					for _, inv := range call.Invocations {
+						runs++
+						switch {
+						case inv.Probed && later:
+							t.Errorf("budget %d: run %d probed after an unprobed one", c.budget, runs)
+						case inv.Probed:
+							probed++
+						default:
+							later = true
+						}
+					}
+				}
+				h.Close()
+				if runs != 8 || probed != c.want {
+					t.Errorf("budget %d: %d of %d runs probed, want %d", c.budget, probed, runs, c.want)
+				}
 			}
 		})
 	}
