@@ -8,7 +8,7 @@ export PATH := $(PATH):/usr/local/go/bin
 FUZZTIME ?= 200000x
 BIN      := bin/trampemu
 
-.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability readme readme-blocks clean
+.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability readme readme-blocks clean gremlins
 
 all: build
 
@@ -31,6 +31,14 @@ mutate: build
 	@mkdir -p out
 	@./$(BIN) mutate --arch all --json >out/.mutate.json; rc=$$?; \
 	if [ $$rc -le 1 ]; then mv out/.mutate.json out/mutate.json; echo "out/mutate.json written"; else rm -f out/.mutate.json; fi; exit $$rc
+
+# Mutation testing of trampemu's own Go code (check, harness/observe.go,
+# ftrace, kernel) with gremlins v0.6.0, installed by go install when
+# missing: efficacy and the surviving mutants in out/gremlins.txt (each
+# explained in docs/gremlins.md). Slow: every mutant runs its package's
+# tests; GREMLINS_PKGS="check observe" narrows it.
+gremlins: deps
+	@bash scripts/gremlins.sh
 
 fmt-check:
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

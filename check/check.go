@@ -41,6 +41,10 @@ type Config struct {
 	// on, a workload gets more than Calls calls when it takes more runs to
 	// interrupt every executed boundary of the trampoline under test.
 	NoInterrupts bool
+	// InterruptCalls bounds the extra calls the interrupt model gets per
+	// workload (0: maxInterruptCalls); boundaries it leaves unvisited are
+	// an Unvisited note.
+	InterruptCalls int
 }
 
 // maxInterruptCalls bounds the extra calls a workload gets for the
@@ -154,6 +158,12 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	// boundary was.
 	h.SetInterrupting(false)
 	calls, extra, restarts := cfg.Calls, 0, 0
+	var stops []uint64 // where runs stopped (falloff.go)
+	why := ""          // why the interrupt model stopped short, if it did
+	maxExtra := maxInterruptCalls
+	if cfg.InterruptCalls > 0 {
+		maxExtra = cfg.InterruptCalls
+	}
 	for done := 0; done < calls; {
 		n := min(callBatch, calls-done)
 		b := h.RunBatch(n, gen)
@@ -170,6 +180,9 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 		irqCut := z.cutShort != nil && z.cutShort.Interrupted
 		if b.Stop != nil {
 			z.runStop(b.Stop)
+			if b.Stop.Emulated {
+				stops = append(stops, b.Stop.PC)
+			}
 		}
 		h.Recycle(b) // analysed: the next run reuses the invocations
 		if b.Stop != nil {
@@ -181,22 +194,38 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 				z.cutShort = nil
 				continue
 			}
+			why = whyStopped
+			if irqCut {
+				why = whyRestartLimit + fmt.Sprintf(" (%d)", maxIrqRestarts)
+			}
 			break // the machine's state is not to be trusted any more
 		}
-		if done == calls && irq != "" && extra < maxInterruptCalls {
-			if miss := z.missingBoundaries(executedBoundaries(h.Image, h.M.Blocks(), unit)); miss > 0 {
+		if done == calls && irq != "" {
+			if miss := len(z.missingBoundaries(executedBoundaries(h.Image, h.M.Blocks(), unit))); miss > 0 {
+				if extra >= maxExtra {
+					why = whyCallLimit + fmt.Sprintf(" (%d)", maxExtra)
+					break
+				}
 				h.SetInterrupting(true)
 				// Each run takes one boundary: enough calls for miss+1
 				// runs at the runs per call seen so far.
 				perCall := max(int(z.runs)/done, 1)
-				more := min((miss+perCall)/perCall, maxInterruptCalls-extra)
+				more := min((miss+perCall)/perCall, maxExtra-extra)
 				calls += more
 				extra += more
 			}
 		}
 	}
 	blocks := h.M.Blocks()
+	if irq != "" {
+		z.unvisited(z.missingBoundaries(executedBoundaries(h.Image, blocks, unit)), why)
+	}
 	z.unknownRan(unknownExecuted(h.Unknown, blocks))
+	own := h.EntryUnit() // all of the trampoline's code, not only what the cost counts
+	if cfg.Tramp.Role == trampolines.Exit {
+		own = h.ExitUnit()
+	}
+	z.fellOff(fallOffs(h.Image, blocks, own, stops))
 	z.finish()
 	m, _ := unitCost(h.Image, blocks, unit)
 	z.fill(&res, m)

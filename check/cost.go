@@ -102,3 +102,50 @@ func insnText(im *asm.Image, pc uint64) string {
 func UnitCost(im *asm.Image, blocks []emu.Block, u asm.Unit) (m Metrics, unknown []string) {
 	return unitCost(im, blocks, u)
 }
+
+// fallsThrough reports whether control can go on to the next instruction
+// after in (everything but an unconditional jump, a return or a trap).
+func fallsThrough(f asm.Flow) bool {
+	switch f {
+	case asm.FlowJump, asm.FlowIndirectJump, asm.FlowReturn, asm.FlowTrap:
+		return false
+	}
+	return true
+}
+
+// fallOffs finds the sized symbols inside u whose last instruction ran,
+// does not branch away (no unconditional jump, return or trap), and was
+// followed by code at the address past the symbol: an executed block
+// holds it, or a run stopped there (stops: the pcs of the runs that
+// faulted; an invalid instruction ends Unicorn's block before it).
+func fallOffs(im *asm.Image, blocks []emu.Block, u asm.Unit, stops []uint64) []fallOff {
+	ran := func(addr uint64) bool {
+		if slices.Contains(stops, addr) {
+			return true
+		}
+		for _, b := range blocks {
+			if b.Count > 0 && addr >= b.Addr && addr < b.Addr+uint64(b.Size) {
+				return true
+			}
+		}
+		return false
+	}
+	d := asm.ForImage(im)
+	var out []fallOff
+	for _, s := range im.Symbols {
+		if s.Size == 0 || !u.Contains(s.Addr) {
+			continue
+		}
+		end := s.Addr + s.Size
+		ins, err := asm.Listing(im, d, s.Addr, end)
+		if err != nil || len(ins) == 0 {
+			continue
+		}
+		last := ins[len(ins)-1]
+		if last.Addr+uint64(last.Len) != end || !fallsThrough(last.Flow) || !ran(last.Addr) || !ran(end) {
+			continue
+		}
+		out = append(out, fallOff{Symbol: s.Name, Last: last, End: end, Next: insnText(im, end)})
+	}
+	return out
+}

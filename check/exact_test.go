@@ -64,3 +64,44 @@ func TestExactnessDiffNamesEveryMismatch(t *testing.T) {
 		t.Errorf("diff %q names a figure that agrees", diff.Diff())
 	}
 }
+
+// TestExactnessCountsValgrind: valgrind's count, where it was made, is
+// part of "equal": a valgrind count that differs from the block counters
+// makes the row unequal and is named; none made (nil) does not.
+func TestExactnessCountsValgrind(t *testing.T) {
+	c := ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
+	same := ValgrindCosts{Instructions: 13, Loads: 3, Stores: 6}
+	other := ValgrindCosts{Instructions: 14, Loads: 3, Stores: 6}
+	for _, tc := range []struct {
+		vg    *ValgrindCosts
+		equal bool
+	}{{nil, true}, {&same, true}, {&other, false}} {
+		e := Exactness{Emulated: c, Independent: c, Valgrind: tc.vg}
+		if e.Equal() != tc.equal {
+			t.Errorf("valgrind %v: Equal() = %v, want %v", tc.vg, e.Equal(), tc.equal)
+		}
+		if d := e.Diff(); tc.equal != (d == "") {
+			t.Errorf("valgrind %v: Diff() = %q", tc.vg, d)
+		}
+	}
+	e := Exactness{Emulated: c, Independent: c, Valgrind: &other}
+	if want := "instructions: block counters 13, valgrind 14"; e.Diff() != want {
+		t.Errorf("Diff() = %q, want %q", e.Diff(), want)
+	}
+	writes := ValgrindCosts{Instructions: 13, Loads: 3, Stores: 5}
+	e = Exactness{Emulated: c, Independent: c, Valgrind: &writes}
+	if e.Equal() {
+		t.Error("valgrind's data writes differ, yet equal")
+	}
+	if want := "stores: block counters 6, valgrind 5"; e.Diff() != want {
+		t.Errorf("Diff() = %q, want %q", e.Diff(), want)
+	}
+	writes.Stores = 6
+	if !e.Equal() {
+		t.Errorf("every count agrees, yet %q", e.Diff())
+	}
+	writes.Loads = 2
+	if e.Equal() || e.Diff() != "loads: block counters 3, valgrind 2" {
+		t.Errorf("valgrind's data reads differ: %v %q", e.Equal(), e.Diff())
+	}
+}

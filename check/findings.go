@@ -39,10 +39,14 @@ const (
 	// Objtool: what the kernel's objtool warns about the trampoline's
 	// object (x86-64); info, error under CONFIG_OBJTOOL_WERROR.
 	Objtool Kind = "objtool"
+	// Unvisited (info): executed instruction boundaries of the trampoline
+	// the interrupt model did not interrupt, and why (its limits, a run
+	// that stopped): what it found holds for the others only.
+	Unvisited Kind = "unvisited"
 )
 
 // Kinds lists every kind, errors first.
-var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Unwind, Objtool, UnusedStore, Volatile}
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Unwind, Objtool, UnusedStore, Volatile, Unvisited}
 
 // Severity of a finding.
 const (
@@ -52,7 +56,7 @@ const (
 
 // Severity returns the severity of a kind.
 func (k Kind) Severity() string {
-	if k == UnusedStore || k == Volatile || k == Objtool {
+	if k == UnusedStore || k == Volatile || k == Objtool || k == Unvisited {
 		return Info
 	}
 	return Error

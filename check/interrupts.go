@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"trampemu/asm"
 	"trampemu/harness"
@@ -121,16 +122,43 @@ func (z *analyzer) insnText(pc uint64) string {
 	return z.s.Insn(pc)
 }
 
-// missingBoundaries counts the executed boundaries (the instructions of
+// missingBoundaries lists the executed boundaries (the instructions of
 // the trampoline under test that ran) not interrupted yet.
-func (z *analyzer) missingBoundaries(executed []uint64) int {
-	n := 0
+func (z *analyzer) missingBoundaries(executed []uint64) []uint64 {
+	var out []uint64
 	for _, pc := range executed {
 		if !z.boundaries[pc] {
-			n++
+			out = append(out, pc)
 		}
 	}
-	return n
+	return out
+}
+
+// Why the interrupt model left boundaries unvisited (the Unvisited note).
+const (
+	whyCallLimit    = "the model's limit of extra calls was reached"
+	whyRestartLimit = "the model's limit of runs an interrupt broke was reached"
+	whyStopped      = "a run stopped (see the other findings) before the model got there"
+)
+
+// unvisited notes the executed boundaries the interrupt model did not
+// visit, with the reason: nothing is dropped without a word.
+func (z *analyzer) unvisited(missing []uint64, why string) {
+	if len(missing) == 0 {
+		return
+	}
+	if why == "" {
+		why = "no interrupted run reached them"
+	}
+	var where []string
+	for _, pc := range missing[:min(len(missing), 4)] {
+		where = append(where, z.where(pc))
+	}
+	ex := strings.Join(where, ", ")
+	if len(missing) > 4 {
+		ex += fmt.Sprintf(" and %d more", len(missing)-4)
+	}
+	z.col.add(Unvisited, "", "", fmt.Sprintf("%d executed instruction boundaries of %s not interrupted: %s", len(missing), z.roleName(), why), ex)
 }
 
 // unwindMetrics fills the interrupt-model metrics, counted over u, the

@@ -35,10 +35,20 @@ func TestClassification(t *testing.T) {
 			// The frame pointer argument the kernel ignores (no FP_TEST).
 			{"ftrace_caller-v5.10", "trampolines/x86_64/ftrace_caller_v5.10.S:35", "delete: delete `movq $0, %rdx`", Equivalent, ""},
 			{"rth-merged", "trampolines/x86_64/rth_merged.S:12", "register:", Killed, ""},
+			// The final RET deleted: control falls through the padding
+			// into ftrace_stub's ret, which returns where RET would have;
+			// running off the end is a control error all the same.
+			{"rth-merged", "trampolines/x86_64/rth_merged.S:25", "delete: delete `RET`", Killed, ""},
 		},
 		regs.S390X: {
 			{"rth-merged", "trampolines/s390x/rth_merged.S:11", "delete:", Killed, ""},
 			{"rth-merged", "trampolines/s390x/rth_merged.S:13", "swap:", Equivalent, ""},
+			// The back-chain store one instruction later: the same values
+			// everywhere, but one more boundary (2 of 12) at which the
+			// unwinder loses the traced function's caller.
+			{"rth-merged", "trampolines/s390x/rth_merged.S:12", "swap: swap `stg %r1,__SF_BACKCHAIN(%r15)`", Killed, ""},
+			// The final return deleted: control runs off the end.
+			{"rth-merged", "trampolines/s390x/rth_merged.S:20", "delete: delete `BR_EX %r14`", Killed, ""},
 			{"ftrace_caller-oldcpu", "trampolines/s390x/ftrace_caller.S:47", "branch: jnz -> jz", Killed, ""},
 			// The gap mutation testing found: the traced function's frame
 			// without its return address (the unwinder's r14 slot).
@@ -61,6 +71,8 @@ func TestClassification(t *testing.T) {
 			// sp 8 bytes off: 16-byte alignment, checked at every boundary.
 			{"rth-merged", "trampolines/arm64/rth_merged.S:13", "immediate: immediate #FREGS_SIZE+8", Killed, ""},
 			{"rth-merged", "trampolines/arm64/rth_merged.S:14", "swap:", Equivalent, ""},
+			// The final return deleted: control runs off the end.
+			{"rth-merged", "trampolines/arm64/rth_merged.S:27", "delete: delete `ret`", Killed, ""},
 			// The direct-call test inverted: every call through a direct
 			// trampoline nobody set.
 			{"ftrace_caller", "trampolines/arm64/ftrace_caller.S:36", "branch: cbnz -> cbz", Killed, ""},

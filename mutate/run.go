@@ -120,7 +120,38 @@ type original struct {
 	errors     map[string]bool   // error findings by errorKey
 	unused     map[string]string // slot -> unused-store finding
 	obs        *observations
-	mutants    []Mutant
+	// reported are the metrics of the original's results a finding can
+	// depend on (reportedMetrics), by workload.
+	reported map[string]string
+	mutants  []Mutant
+}
+
+// reportedMetrics are the metrics of a check's result that are verdicts
+// of the checks, not costs: the boundaries at which the arch's unwinder
+// loses the traced function's caller (the interrupt model's unwind
+// column: a trampoline that writes its back chain one instruction later
+// loses one more). A mutant whose check reports them differently is
+// killed: what the checks report told it apart. (The slots the asm fills
+// are observed per call, see observations; the costs are not verdicts: a
+// deleted no-op changes them.)
+func reportedMetrics(rs []check.Result) map[string]string {
+	out := map[string]string{}
+	for _, r := range rs {
+		out[r.Workload] = fmt.Sprintf("unwind-lost boundaries %d", r.Metrics.UnrecoverableInsns)
+	}
+	return out
+}
+
+// reportedDiff names the first workload whose reported metrics differ
+// between the original's and the mutant's results ("" when none does).
+func (o *original) reportedDiff(rs []check.Result) string {
+	got := reportedMetrics(rs)
+	for _, r := range rs {
+		if want, ok := o.reported[r.Workload]; ok && got[r.Workload] != want {
+			return fmt.Sprintf("%s: %s, the original's %s", r.Workload, got[r.Workload], want)
+		}
+	}
+	return ""
 }
 
 // Run mutates each trampoline, checks every mutant and classifies it. An
@@ -301,6 +332,7 @@ func (o *original) check(cfg Config) error {
 		return fmt.Errorf("%s: %w", o.t.Name, err)
 	}
 	o.obs = obs
+	o.reported = reportedMetrics(rs)
 	o.errors, o.unused = map[string]bool{}, map[string]string{}
 	for _, r := range rs {
 		for _, f := range r.Findings {
@@ -358,6 +390,10 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 			first = "an error finding of the original is gone"
 		}
 		oc.Class, oc.Detail = Killed, firstLine(first)
+		return oc
+	}
+	if d := o.reportedDiff(rs); d != "" {
+		oc.Class, oc.Detail = Killed, d
 		return oc
 	}
 	if o.obs.same(obs) {

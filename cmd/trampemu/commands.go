@@ -621,28 +621,40 @@ func cmdReport(c *cobra.Command) runFunc {
 		if err := write(w, *asJSON); err != nil {
 			return err
 		}
-		for _, s := range rep.Variants {
-			if s.Regression() {
-				return errFindings
-			}
-		}
-		for _, o := range rep.Scenarios {
-			if !o.OK {
-				return errFindings
-			}
-		}
-		for _, r := range rep.ShadowStack {
-			if !r.OK {
-				return errFindings
-			}
-		}
-		for _, r := range rep.Tree {
-			if !r.OK {
-				return errFindings
-			}
-		}
-		return nil
+		return reportStatus(&rep)
 	}
+}
+
+// reportStatus is the report's exit status: errFindings when a variant
+// regressed, a scenario, shadow-stack or tree row failed, or an
+// exactness row is not equal (a cost the tables show is not proven).
+func reportStatus(rep *fullReport) error {
+	for _, s := range rep.Variants {
+		if s.Regression() {
+			return errFindings
+		}
+	}
+	for _, o := range rep.Scenarios {
+		if !o.OK {
+			return errFindings
+		}
+	}
+	for _, r := range rep.ShadowStack {
+		if !r.OK {
+			return errFindings
+		}
+	}
+	for _, r := range rep.Tree {
+		if !r.OK {
+			return errFindings
+		}
+	}
+	for _, e := range rep.Exactness {
+		if !e.Equal() {
+			return errFindings
+		}
+	}
+	return nil
 }
 
 // checkTree checks a kernel tree's trampoline files of the given arches

@@ -17,9 +17,9 @@ import (
 // callgrind for the exactness table's valgrind column.
 const valgrindCalls = 1000
 
-// valgrindInstructions returns valgrind's instruction count per traced
-// call of every x86-64 variant run natively in its intended pairing
-// (native.ValgrindCounts), or nil when the host cannot run x86-64 code
+// valgrindInstructions returns valgrind's instruction, data read and
+// data write counts per traced call of every x86-64 variant run natively
+// in its intended pairing (native.ValgrindCounts), or nil when the host cannot run x86-64 code
 // natively (the column then reads "-", JSON null).
 func valgrindInstructions() (map[string]check.ValgrindCosts, error) {
 	if native.Supported() != nil {
@@ -63,8 +63,8 @@ func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exact
 			if err != nil {
 				return rows, fmt.Errorf("exactness of %s %s: %w", a.Name, v.Name, err)
 			}
-			if n, ok := vg[v.Name]; ok {
-				e.Valgrind = &n
+			if c, ok := vg[v.Name]; ok {
+				e.Valgrind = &c
 			}
 			rows = append(rows, e)
 			p.step("exactness " + a.Name + " " + v.Name)
@@ -131,7 +131,7 @@ func markdownExtra(w io.Writer, rep fullReport) error {
 	if len(rep.Exactness) > 0 {
 		fmt.Fprintln(w, "## Exact counts, proven")
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Per traced call of `add` (%d checked calls, default scenario): the block counters (C block counts times the disassembler's facts: what the tables above show) against emu's per-instruction counting mode on the same run (a C hook on every instruction and on every memory access: Unicorn's own view; an access split by QEMU into pieces of one contiguous field counts once), and valgrind's count of the same code run natively (x86-64; `-` where none was made). One figure means both counters agree.\n\n", check.ExactCalls)
+		fmt.Fprintf(w, "Per traced call of `add` (%d checked calls, default scenario): the block counters (C block counts times the disassembler's facts: what the tables above show) against emu's per-instruction counting mode on the same run (a C hook on every instruction and on every memory access: Unicorn's own view; an access split by QEMU into pieces of one contiguous field counts once), and valgrind's counts of the same code run natively (x86-64: callgrind's instructions, data reads and data writes, the loads and stores; `-` where none was made). One figure means the counters agree; \"equal\" counts valgrind's figures too, and a row that is not equal makes the report exit 1.\n\n", check.ExactCalls)
 		if err := report.ExactnessTable(w, rep.Exactness); err != nil {
 			return err
 		}

@@ -15,8 +15,9 @@ import (
 )
 
 // The exactness rows of x86-64 (the arch the report gets from regs, not
-// native.Arch) carry valgrind's count, equal to the emulated instruction
-// count, into report.json; s390x rows carry none.
+// native.Arch) carry valgrind's counts, equal to the emulated
+// instruction, load and store counts, into report.json; s390x rows carry
+// none.
 func TestExactnessRowsValgrind(t *testing.T) {
 	if !native.Covers(regs.X86_64) || native.Covers(regs.S390X) {
 		t.Fatalf("native.Covers: x86_64 %v, s390x %v", native.Covers(regs.X86_64), native.Covers(regs.S390X))
@@ -109,5 +110,31 @@ func TestReportOpensWithAnswers(t *testing.T) {
 		if !strings.Contains(s, "\n"+h+"\n") {
 			t.Errorf("report.md lacks the heading %q the answers link to", h)
 		}
+	}
+}
+
+// TestReportStatusCountsExactness: an exactness row that is not equal
+// (the per-instruction count or valgrind's differs) makes the report exit
+// with findings; equal rows do not.
+func TestReportStatusCountsExactness(t *testing.T) {
+	c := check.ExactCosts{Instructions: 13, Loads: 3, Stores: 6, LoadBytes: 24, StoreBytes: 48}
+	off := c
+	off.StoreBytes = 56
+	vgSame, vgOff := check.ValgrindCosts{Instructions: 13, Loads: 3, Stores: 6}, check.ValgrindCosts{Instructions: 12, Loads: 3, Stores: 6}
+	for _, tc := range []struct {
+		name string
+		row  check.Exactness
+		want error
+	}{
+		{"equal", check.Exactness{Emulated: c, Independent: c, Valgrind: &vgSame}, nil},
+		{"per-instruction differs", check.Exactness{Emulated: off, Independent: c}, errFindings},
+		{"valgrind differs", check.Exactness{Emulated: c, Independent: c, Valgrind: &vgOff}, errFindings},
+	} {
+		if got := reportStatus(&fullReport{Exactness: []check.Exactness{tc.row}}); got != tc.want {
+			t.Errorf("%s: status %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := reportStatus(&fullReport{}); got != nil {
+		t.Errorf("empty report: %v", got)
 	}
 }
