@@ -277,6 +277,69 @@ uc_err tm_reg_write(tm *m, int idx, uint64_t v) {
 	return uc_reg_write(m->uc, m->reg_ids[idx], &v);
 }
 
+// tm_guard_stop ends the run at a wrong control transfer (tm_guard).
+static void tm_guard_stop(tm *m, uc_engine *uc, int loops) {
+	m->ff_pending = 0;
+	m->ff_loops = loops;
+	m->stop = TM_STOP_CONTROL;
+	uc_emu_stop(uc);
+}
+
+// tm_guard_leave judges a leave of part `part` to addr (the registers just
+// read): a pc other than the one Go said the run must leave to, or an sp
+// above the bound, is wrong; the run stops at the next block, which shows
+// whether control goes straight back in (a loop the kernel would never
+// leave).
+static void tm_guard_leave(tm *m, uint64_t addr, int part) {
+	m->leave_part = part;
+	m->leave_irq = m->run_irq;
+	m->since_leave = 0;
+	memcpy(m->leave_regs, m->regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+	if (m->run_irq || m->ff_pending)
+		return; // an interrupted run's damage is the interrupt model's finding
+	int why = TM_FF_NONE;
+	if (m->want_leave && addr != m->want_leave)
+		why = TM_FF_WRONG_PC;
+	else if (m->guard_sp_max && m->regs[m->sp_index] > m->guard_sp_max)
+		why = TM_FF_SP;
+	if (why == TM_FF_NONE)
+		return;
+	m->ff_pending = 1;
+	m->ff_reason = why;
+	m->ff_pc = addr;
+	m->ff_want = m->want_leave;
+	memcpy(m->ff_regs, m->regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+}
+
+// tm_guard_block runs at every block while guarding, before the watch's
+// events for it; nonzero: the run stops here (no event logged).
+static int tm_guard_block(tm *m, uc_engine *uc, int inside) {
+	int reenter = inside && inside != m->in_watch && inside == m->guard_part;
+	if (reenter) {
+		// straight back in at the sp the run that left had entered with:
+		// the same call again (x86-64 call pushes into the same slot;
+		// arm64 bl and s390x brasl leave sp alone)
+		uint64_t sp = 0;
+		uc_reg_read(uc, m->reg_ids[m->sp_index], &sp);
+		reenter = sp == m->enter_sp && m->leave_part == m->guard_part && m->since_leave == 1;
+	}
+	if (m->ff_pending) {
+		tm_guard_stop(m, uc, reenter);
+		return 1;
+	}
+	if (reenter && !m->leave_irq) {
+		// the block the guarded range left to called straight back into
+		// it, from the same call site, with nothing run in between
+		m->ff_reason = TM_FF_REENTER;
+		m->ff_pc = m->leave_regs[m->pc_index];
+		m->ff_want = 0;
+		memcpy(m->ff_regs, m->leave_regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+		tm_guard_stop(m, uc, 1);
+		return 1;
+	}
+	return 0;
+}
+
 static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
 	tm_block *b = tm_lookup(m, addr, size);
@@ -288,16 +351,27 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 		if (addr >= m->watch_lo && addr < m->watch_hi)
 			inside = m->watch_mid && addr >= m->watch_mid ? 2 : 1;
 		int stub = addr >= m->stub_lo && addr < m->stub_hi;
+		if (m->guard && tm_guard_block(m, uc, inside))
+			return;
 		if (inside != m->in_watch && (inside || !stub)) {
-			if (inside && m->in_watch) {
+			int was = m->in_watch;
+			if (inside && was) {
 				// straight from one watched range into the other: the
 				// first run left, a new one enters
 				tm_read_event_regs(m, addr, 0);
 				tm_watch_event(m, addr, 0, m->sp_index);
+				if (m->guard)
+					tm_guard_leave(m, addr, was);
 			}
 			m->in_watch = inside;
 			tm_read_event_regs(m, addr, inside != 0);
 			tm_watch_event(m, addr, inside != 0, m->sp_index);
+			if (inside) {
+				m->want_leave = 0;
+				m->run_irq = 0;
+			} else if (m->guard) {
+				tm_guard_leave(m, addr, was);
+			}
 			if (inside && addr >= m->irq_lo && addr < m->irq_hi) {
 				m->irq_armed = m->irq_on;
 				if (m->irq_armed) {
@@ -308,11 +382,47 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 				m->irq_k = 0;
 			}
 		}
+		if (!stub)
+			m->since_leave++;
+	}
+	if (m->call_limit && m->tag_host) {
+		uint64_t tag;
+		memcpy(&tag, m->tag_host, 8);
+		if (tag != m->call_tag) {
+			m->call_tag = tag;
+			m->call_start = m->insns;
+		} else if (m->insns - m->call_start > m->call_limit) {
+			m->call_limited = 1;
+			m->stop = TM_STOP_LIMIT;
+			uc_emu_stop(uc);
+		}
 	}
 	if (m->insns > m->insn_limit) {
 		m->stop = TM_STOP_LIMIT;
 		uc_emu_stop(uc);
 	}
+}
+
+// tm_guard turns the guard on or off: part is the in_watch value (1: below
+// the watch's mid, 2: at or above it) of the range a straight re-entry is
+// wrong for (0: none), sp_max the highest sp a leave may have (0: any).
+void tm_guard(tm *m, int on, int part, uint64_t sp_max) {
+	m->guard = on;
+	m->guard_part = part;
+	m->guard_sp_max = sp_max;
+	m->ff_pending = 0;
+	m->want_leave = 0;
+	m->since_leave = 0;
+	m->leave_part = 0;
+}
+
+// tm_call_limit bounds the instructions of each call (the watch's tag word
+// names the call); 0 turns it off. The current call starts now.
+void tm_call_limit(tm *m, uint64_t limit) {
+	m->call_limit = limit;
+	m->call_start = m->insns;
+	if (m->tag_host)
+		memcpy(&m->call_tag, m->tag_host, 8);
 }
 
 static void tm_host_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
@@ -371,6 +481,17 @@ uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit) {
 	m->fault_pc = 0;
 	m->in_watch = 0;
 	m->timed_out = 0;
+	m->ff_pending = 0;
+	m->ff_reason = TM_FF_NONE;
+	m->ff_loops = 0;
+	m->want_leave = 0;
+	m->since_leave = 0;
+	m->leave_part = 0;
+	m->run_irq = 0;
+	m->call_limited = 0;
+	m->call_start = 0;
+	if (m->tag_host)
+		memcpy(&m->call_tag, m->tag_host, 8);
 	// No Unicorn timeout: its watchdog thread polls every 2 us and takes a
 	// core. The Go side stops the run from a timer instead (tm_timeout).
 	return uc_emu_start(m->uc, begin, until, 0, 0);
@@ -483,6 +604,7 @@ static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	if (!m->irq_armed || m->irq_taken || !m->in_watch || m->irq_k++ != m->irq_target)
 		return;
 	m->irq_taken = 1;
+	m->run_irq = 1;
 	tm_read_regs(m);
 	m->regs[m->pc_index] = addr;
 	int stop = goInterrupt(m->handle, addr);

@@ -18,6 +18,15 @@ enum {
 	TM_STOP_LIMIT = 1,  // instruction limit reached
 	TM_STOP_INTR = 2,   // interrupt / trap instruction
 	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
+	TM_STOP_CONTROL = 4, // the guard saw a control transfer known wrong (tm_guard)
+};
+
+// Why the guard (tm_guard) stopped a run: tm.ff_reason.
+enum {
+	TM_FF_NONE = 0,
+	TM_FF_WRONG_PC = 1, // a watched run left to another pc than tm.want_leave
+	TM_FF_REENTER = 2,  // the guarded range was entered again straight from its own leave block
+	TM_FF_SP = 3,       // a watched run left with sp above tm.guard_sp_max
 };
 
 #define TM_ABOVE 256     // bytes of the stack above sp kept per watch event
@@ -146,6 +155,30 @@ typedef struct tm {
 	uint32_t irq_k, irq_target, irq_depth;
 	int irq_taken, irq_armed, irq_on;
 	uint64_t irq_armed_runs;
+	int run_irq; // the current watched run was interrupted
+
+	// the guard (tm_guard): with it on, a run stops at the first control
+	// transfer known to be wrong, decided in the block hook at the leave
+	// events the watch logs anyway; costs nothing per block otherwise.
+	int guard;
+	int guard_part;         // in_watch value of the range guarded against re-entry (0: none)
+	uint64_t guard_sp_max;  // a leave with sp above it is wrong (0: no bound)
+	uint64_t want_leave;    // where the current watched run must leave to (0: unknown); cleared at every enter
+	uint32_t since_leave;   // blocks since the last leave of the guarded range
+	int leave_part;         // the part that leave left
+	int leave_irq;          // that run was interrupted
+	int ff_pending;         // a wrong leave: stop at the next block (which tells whether it loops)
+	int ff_reason;          // TM_FF_*
+	int ff_loops;           // the next block entered the guarded range again: the transfer repeats forever
+	uint64_t ff_pc, ff_want;
+	uint64_t ff_regs[TM_NREGS]; // the registers at that leave
+	uint64_t leave_regs[TM_NREGS];
+
+	// per-call instruction limit (checked driver): the tag word changes at
+	// every call; a call that runs more than call_limit instructions stops
+	// the run as the instruction limit does
+	uint64_t call_limit, call_start, call_tag;
+	int call_limited;
 } tm;
 
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, int pc_index, int flags_index, uc_err *err);
@@ -154,6 +187,8 @@ uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
 int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
 uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
+void tm_guard(tm *m, int on, int part, uint64_t sp_max);
+void tm_call_limit(tm *m, uint64_t limit);
 uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);

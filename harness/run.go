@@ -6,6 +6,7 @@ import (
 
 	"trampemu/emu"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // Call is one call of a workload from the checked driver.
@@ -91,8 +92,12 @@ func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
 	if h.hooks.driverFrame != nil {
 		h.hooks.driverFrame(h)
 	}
+	h.lastLeft = nil
 	err := m.Run(h.sym(symChecked), h.exitAddr, h.runOpts())
 	h.sync()
+	if e, ok := emu.AsError(err); ok && e.Kind == emu.KindControl && h.lastLeft != nil {
+		h.lastLeft.WrongTransfer = true
+	}
 	h.inv = nil // stopped inside a trampoline: it stays cut short
 	h.finishBatch(err != nil)
 	return err
@@ -136,6 +141,27 @@ type Stop struct {
 	Regs                regs.RegFile
 	// HostErr is the host function's error of a stop in one.
 	HostErr error
+	// Transfer is set when the run was stopped at a control transfer
+	// known to be wrong (fail fast); PC and Regs are the machine at it.
+	Transfer *Transfer
+}
+
+// Transfer is a wrong control transfer a checked run stopped at, as plain
+// data (emu.Transfer, with the trampoline run that made it).
+type Transfer struct {
+	// Reentry: the entry trampoline was entered again straight from the
+	// block its run had left to (its call site), no return in between.
+	// Otherwise a run left to From instead of Want (WrongReturn), or with
+	// its sp above the driver's (PastDriver: SP, DriverSP).
+	WrongReturn, Reentry, PastDriver bool
+	From, Want                       uint64
+	SP, DriverSP                     uint64
+	// Loops: control went straight back into the entry trampoline, from
+	// the same call site, and would each time: the kernel would loop
+	// there for ever.
+	Loops bool
+	// Role is the trampoline whose run made the transfer.
+	Role trampolines.Role
 }
 
 // stopOf describes the error a run returned.
@@ -154,6 +180,10 @@ func stopOf(err error) *Stop {
 	case emu.KindFault:
 		st.Fault = true
 	}
+	if t := e.Transfer; t != nil {
+		st.Transfer = &Transfer{WrongReturn: t.Why == emu.WrongPC, Reentry: t.Why == emu.Reentry, PastDriver: t.Why == emu.SPAbove,
+			From: t.From, Want: t.Want, SP: t.SP, DriverSP: t.SPMax, Loops: t.Loops}
+	}
 	return st
 }
 
@@ -169,6 +199,9 @@ func (h *Harness) RunBatch(n int, gen func(i int) *Call) *Batch {
 	h.collecting, h.collected = false, nil
 	if err != nil {
 		b.Stop = stopOf(err)
+		if t := b.Stop.Transfer; t != nil && h.lastLeft != nil {
+			t.Role = h.lastLeft.Role
+		}
 	}
 	return b
 }
@@ -239,6 +272,8 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	}
 	m.WriteWord(h.targetWord, fn)
 	m.WriteWord(h.sym(symCount), n)
+	m.SetCallLimit(0) // the fast driver has no call tag: one run is n calls
+	defer m.SetCallLimit(h.Opts.CallLimit)
 	m.SetReg(h.Arch.SP, h.driverSP)
 	if h.hooks.driverFrame != nil {
 		h.hooks.driverFrame(h)
