@@ -36,9 +36,12 @@ type Emulation struct {
 	// the fastest round.
 	TracedCallsPerS float64 `json:"traced_calls_per_s"`
 	// RawUnicornRatio: ns per function-tracer traced call in the emulator
-	// (checks off) over ns per call of the same stream on raw Unicorn, each
-	// in its fastest round.
+	// (checks off) over ns per call of the same stream on raw Unicorn, the
+	// median over the rounds of each round's ratio (the two runs of a
+	// round are back to back, so both see the same load on the machine);
+	// Ratio is that median with the smallest and largest round.
 	RawUnicornRatio float64 `json:"raw_unicorn_ratio"`
+	Ratio           Spread  `json:"raw_unicorn_ratio_rounds"`
 	// The timings behind them: ns per call, median and range over the
 	// repeats, each repeat Calls calls in one emulator run.
 	GraphNs    Spread `json:"graph_ns"`
@@ -153,7 +156,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		}
 		return float64(time.Since(t0).Nanoseconds()) / float64(calls), nil
 	}
-	var gs, fs, rs, bs []float64
+	var gs, fs, rs, bs, qs []float64
 	// One untimed round warms the translation caches.
 	for r := -1; r < repeats; r++ {
 		g, err := timeOne(graph)
@@ -173,7 +176,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 			return em, fmt.Errorf("%s block hook only: %w", a.Name, err)
 		}
 		if r >= 0 {
-			gs, fs, rs, bs = append(gs, g), append(fs, f), append(rs, w), append(bs, k)
+			gs, fs, rs, bs, qs = append(gs, g), append(fs, f), append(rs, w), append(bs, k), append(qs, f/w)
 		}
 	}
 	if graph.Returns == 0 || fn.FunctionHits == 0 {
@@ -183,7 +186,8 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	// The fastest round is the one least disturbed by other load on the
 	// machine (the medians and ranges are kept to show the spread).
 	em.TracedCallsPerS = 1e9 / em.GraphNs.Min
-	em.RawUnicornRatio = em.FunctionNs.Min / em.RawNs.Min
+	em.Ratio = spreadOf(qs)
+	em.RawUnicornRatio = em.Ratio.Median
 	return em, nil
 }
 

@@ -132,6 +132,7 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
 	m.dis = asm.NewDisassembler(a, nil)
+	m.setClobber()
 	return m, nil
 }
 
@@ -219,9 +220,13 @@ func (m *Machine) BindAddr(addr uint64, name string, fn HostFunc, clobber bool) 
 
 // HostCalls returns how often the named host function ran.
 func (m *Machine) HostCalls(name string) uint64 {
-	for _, h := range m.hosts {
+	for addr, h := range m.hosts {
 		if h.name == name {
-			return h.calls
+			n := h.calls
+			if f := C.tm_fast_of(m.c, C.uint64_t(addr)); f != nil {
+				n += uint64(f.calls) // run in C, not taken yet (TakeFast)
+			}
+			return n
 		}
 	}
 	return 0

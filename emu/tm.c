@@ -232,7 +232,155 @@ uc_err tm_read_regs(tm *m) {
 	for (int i = 0; i < m->nregs; i++)
 		ptrs[i] = &m->regs[i];
 	m->dirty = 0;
+	m->valid = ~0ULL;
 	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, m->nregs);
+}
+
+// tm_read_reg reads register idx into the callback's batch.
+uc_err tm_read_reg(tm *m, int idx) {
+	m->valid |= 1ULL << idx;
+	return uc_reg_read(m->uc, m->reg_ids[idx], &m->regs[idx]);
+}
+
+// tm_read_missing reads every register the callback has not read yet (one
+// batch; registers Go set keep Go's value).
+uc_err tm_read_missing(tm *m) {
+	int ids[TM_NREGS];
+	void *ptrs[TM_NREGS];
+	int n = 0;
+	for (int i = 0; i < m->nregs; i++) {
+		if (m->valid & (1ULL << i))
+			continue;
+		ids[n] = m->reg_ids[i];
+		ptrs[n++] = &m->regs[i];
+	}
+	m->valid = ~0ULL;
+	if (n == 0)
+		return UC_ERR_OK;
+	return uc_reg_read_batch(m->uc, ids, ptrs, n);
+}
+
+void tm_set_prefetch(tm *m, const int *idx, int n) {
+	m->nprefetch = 0;
+	for (int k = 0; k < n && k < TM_NREGS; k++) {
+		if (idx[k] < 0 || idx[k] >= m->nregs || idx[k] == m->pc_index)
+			continue;
+		m->prefetch_idx[m->nprefetch] = idx[k];
+		m->prefetch_ids[m->nprefetch++] = m->reg_ids[idx[k]];
+	}
+}
+
+void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags, uint64_t flags_xor, uint64_t flags_or) {
+	m->nclob = 0;
+	for (int k = 0; k < n && k < TM_NREGS; k++) {
+		m->clob_idx[m->nclob] = idx[k];
+		m->clob_val[m->nclob++] = val[k];
+	}
+	m->clob_flags = flags;
+	m->flags_xor = flags_xor;
+	m->flags_or = flags_or;
+}
+
+// tm_prefetch starts a Go host call: the pc (the stub) and the prefetch
+// set are valid, nothing is dirty.
+static uc_err tm_prefetch(tm *m, uint64_t addr) {
+	void *ptrs[TM_NREGS];
+	for (int k = 0; k < m->nprefetch; k++)
+		ptrs[k] = &m->regs[m->prefetch_idx[k]];
+	m->dirty = 0;
+	m->valid = 1ULL << m->pc_index;
+	m->regs[m->pc_index] = addr;
+	for (int k = 0; k < m->nprefetch; k++)
+		m->valid |= 1ULL << m->prefetch_idx[k];
+	if (m->nprefetch == 0)
+		return UC_ERR_OK;
+	return uc_reg_read_batch(m->uc, m->prefetch_ids, ptrs, m->nprefetch);
+}
+
+// tm_finish ends a host call: the registers Go set and, with clobber, the
+// clobber of every volatile register Go did not set, in one write batch.
+static uc_err tm_finish(tm *m, int clobber) {
+	int ids[2 * TM_NREGS + 1];
+	void *ptrs[2 * TM_NREGS + 1];
+	uint64_t flags = 0;
+	int n = 0;
+	uint64_t dirty = m->dirty;
+	for (int i = 0; i < m->nregs; i++) {
+		if (dirty & (1ULL << i)) {
+			ids[n] = m->reg_ids[i];
+			ptrs[n++] = &m->regs[i];
+		}
+	}
+	if (clobber) {
+		for (int k = 0; k < m->nclob; k++) {
+			int i = m->clob_idx[k];
+			if (dirty & (1ULL << i))
+				continue;
+			ids[n] = m->reg_ids[i];
+			ptrs[n++] = &m->clob_val[k];
+		}
+		int fi = m->flags_index;
+		if (m->clob_flags && !(dirty & (1ULL << fi))) {
+			if (!(m->valid & (1ULL << fi)))
+				tm_read_reg(m, fi);
+			flags = (m->regs[fi] ^ m->flags_xor) | m->flags_or;
+			ids[n] = m->reg_ids[fi];
+			ptrs[n++] = &flags;
+		}
+	}
+	m->dirty = 0;
+	if (n == 0)
+		return UC_ERR_OK;
+	return uc_reg_write_batch(m->uc, ids, ptrs, n);
+}
+
+int tm_set_fast(tm *m, uint64_t addr, int on, int nargs, const int *arg_idx, int require_arg, uint64_t require, int clobber) {
+	tm_fast *f = tm_fast_of(m, addr);
+	if (!f) {
+		if (m->nfast >= TM_MAX_FAST)
+			return -1;
+		f = &m->fast[m->nfast++];
+		memset(f, 0, sizeof(*f));
+		f->addr = addr;
+	}
+	if (nargs > TM_FAST_ARGS || require_arg >= nargs)
+		return -2;
+	f->on = on;
+	f->nargs = nargs;
+	for (int k = 0; k < nargs; k++)
+		f->arg_idx[k] = arg_idx[k];
+	f->require_arg = require_arg;
+	f->require = require;
+	f->clobber = clobber;
+	return 0;
+}
+
+tm_fast *tm_fast_of(tm *m, uint64_t addr) {
+	for (int i = 0; i < m->nfast; i++)
+		if (m->fast[i].addr == addr)
+			return &m->fast[i];
+	return NULL;
+}
+
+// tm_fast_call runs a host call in C (tm_fast); 0: it needs Go after all.
+static int tm_fast_call(tm *m, tm_fast *f) {
+	int ids[TM_FAST_ARGS];
+	void *ptrs[TM_FAST_ARGS];
+	uint64_t args[TM_FAST_ARGS];
+	for (int k = 0; k < f->nargs; k++) {
+		ids[k] = m->reg_ids[f->arg_idx[k]];
+		ptrs[k] = &args[k];
+	}
+	if (f->nargs && uc_reg_read_batch(m->uc, ids, ptrs, f->nargs) != UC_ERR_OK)
+		return 0;
+	if (f->require_arg >= 0 && args[f->require_arg] != f->require)
+		return 0;
+	f->calls++;
+	memcpy(f->last, args, sizeof(args[0]) * (size_t)f->nargs);
+	m->dirty = 0;
+	m->valid = 0;
+	tm_finish(m, f->clobber);
+	return 1;
 }
 
 // tm_read_event_regs reads what a watch event needs: the general
@@ -427,10 +575,17 @@ void tm_call_limit(tm *m, uint64_t limit) {
 
 static void tm_host_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
-	tm_read_regs(m);
-	int stop = goHostCall(m->handle, addr);
-	tm_write_dirty(m);
-	if (stop) {
+	for (int i = 0; i < m->nfast; i++) {
+		if (m->fast[i].addr == addr) {
+			if (m->fast[i].on && tm_fast_call(m, &m->fast[i]))
+				return;
+			break;
+		}
+	}
+	tm_prefetch(m, addr);
+	int r = goHostCall(m->handle, addr); // bit 0: stop; bit 1: clobber
+	tm_finish(m, r & 2);
+	if (r & 1) {
 		m->stop = TM_STOP_GO;
 		uc_emu_stop(uc);
 	}

@@ -53,6 +53,24 @@ typedef struct tm_wevent {
 	uint8_t above[TM_ABOVE];
 } tm_wevent;
 
+#define TM_MAX_FAST 4
+#define TM_FAST_ARGS 4
+
+// tm_fast: a host function that runs in C while on (tm_set_fast): its whole
+// effect is a count, the arguments of the last call and the clobber, so no
+// Go runs; a call whose require_arg argument is not require goes to Go.
+typedef struct tm_fast {
+	uint64_t addr;
+	int on;
+	int nargs;
+	int arg_idx[TM_FAST_ARGS]; // the argument registers, as indices into regs
+	int require_arg;           // -1: none
+	uint64_t require;
+	int clobber;
+	uint64_t calls;            // calls made in C since the Go side last took them
+	uint64_t last[TM_FAST_ARGS];
+} tm_fast;
+
 typedef struct tm_block {
 	uint64_t addr;
 	uint32_t size;
@@ -88,6 +106,24 @@ typedef struct tm {
 	int flags_index;          // index of the flags / PSW mask / NZCV in regs
 	uint64_t regs[TM_NREGS];  // register batch, valid inside Go callbacks
 	uint64_t dirty;           // registers Go wrote during a callback (bit i: regs[i])
+	uint64_t valid;           // registers of regs[] read from the engine for the current callback
+	// read before every Go host call (the argument registers): the rest on
+	// demand (tm_read_reg, tm_read_missing), so that the x86-64 flags are
+	// not computed from QEMU's lazy condition codes unless asked
+	int prefetch_idx[TM_NREGS];
+	int prefetch_ids[TM_NREGS];
+	int nprefetch;
+	// the clobber of a clobbering host function (tm_set_clobber): every
+	// volatile register but the link register gets clob_val, the flags
+	// (clob_flags) (v ^ flags_xor) | flags_or; one write batch with the
+	// registers Go set
+	int clob_idx[TM_NREGS];
+	uint64_t clob_val[TM_NREGS];
+	int nclob;
+	int clob_flags;
+	uint64_t flags_xor, flags_or;
+	tm_fast fast[TM_MAX_FAST];
+	int nfast;
 
 	uint64_t insns;      // instructions executed in this run (block granularity)
 	uint64_t insn_limit; // stop after this many
@@ -194,6 +230,12 @@ uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
+uc_err tm_read_reg(tm *m, int idx);
+uc_err tm_read_missing(tm *m);
+void tm_set_prefetch(tm *m, const int *idx, int n);
+void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags, uint64_t flags_xor, uint64_t flags_or);
+int tm_set_fast(tm *m, uint64_t addr, int on, int nargs, const int *arg_idx, int require_arg, uint64_t require, int clobber);
+tm_fast *tm_fast_of(tm *m, uint64_t addr);
 uc_err tm_reg_write(tm *m, int idx, uint64_t v);
 uc_err tm_remove_cache(tm *m, uint64_t begin, uint64_t end);
 void tm_reset_counts(tm *m);

@@ -43,6 +43,9 @@ type Options struct {
 	// the instruction limit does (a runaway trampoline is stopped after a
 	// few clean calls' worth of instructions, not Limit's).
 	CallLimit uint64
+	// NoFast keeps every host call in Go (no C fast path, armFast): the
+	// reference of the traced-call profile benchmark.
+	NoFast bool
 }
 
 // Site is a traced function's call site.
@@ -78,6 +81,9 @@ type Harness struct {
 	// (driver.go), and the calls of the batch it is making.
 	callTable, cursorWord, endWord uint64
 	batch                          []batchCall
+
+	// functionOps is the function tracer's ftrace_ops (nil: none).
+	functionOps *ftrace.Ops
 
 	// FunctionHits counts the function tracer's calls; LastTraced is the
 	// last (ip, parent) it saw.

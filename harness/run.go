@@ -285,7 +285,40 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	if opt.Limit == 0 {
 		opt.Limit = 1 << 62
 	}
-	return m.Run(h.sym(symFast), h.exitAddr, opt)
+	if err := h.armFast(); err != nil {
+		return err
+	}
+	err = m.Run(h.sym(symFast), h.exitAddr, opt)
+	h.foldFast()
+	return err
+}
+
+// armFast lets ftrace_ops_list_func run in C (emu.Machine.SetFast) when a
+// dispatch needs no Go: checks off and the function tracer the only ops
+// registered, so that a dispatch's whole effect is Dispatches,
+// Ftrace.Calls and FunctionHits counting one more and LastTraced taking
+// (ip, parent_ip) (hostOpsListFunc, ftrace.Kernel.OpsListFunc, the
+// function user of Install); a call whose op argument is not
+// function_trace_op (a BadOpsArgs case) still runs in Go.
+func (h *Harness) armFast() error {
+	ops := h.K.Ftrace.Ops()
+	if h.Opts.Checks || h.Opts.NoFast || h.functionOps == nil || len(ops) != 1 || ops[0] != h.functionOps {
+		return h.M.SetFast(HostOpsListFunc, nil)
+	}
+	return h.M.SetFast(HostOpsListFunc, &emu.Fast{Args: 3, RequireArg: 2, Require: h.K.FunctionTraceOp})
+}
+
+// foldFast counts the dispatches that ran in C as hostOpsListFunc would
+// have.
+func (h *Harness) foldFast() {
+	n, last := h.M.TakeFast(HostOpsListFunc)
+	if n == 0 {
+		return
+	}
+	h.Dispatches += n
+	h.K.Ftrace.Calls += n
+	h.FunctionHits += n
+	h.LastTraced = [2]uint64{last[0], last[1]}
 }
 
 // FastResult returns the return register the fast driver saved last.

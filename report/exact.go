@@ -38,12 +38,16 @@ func ExactnessTable(w io.Writer, rows []check.Exactness) error {
 
 // EmulationTable renders the emulator's speed against raw Unicorn.
 func EmulationTable(w io.Writer, ems []check.Emulation) error {
-	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph) | ns/call graph | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw | insns/call |")
+	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph) | ns/call graph | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw (median [range] of the rounds) | insns/call |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	sp := func(s check.Spread) string { return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Min, s.Max) }
 	for _, e := range ems {
-		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %s | %.2fx | %s |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
-			sp(e.GraphNs), sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), e.RawUnicornRatio, num(e.InsnsPerCall))
+		ratio := fmt.Sprintf("%.2fx", e.RawUnicornRatio)
+		if e.Ratio.Max > 0 {
+			ratio = fmt.Sprintf("%.2fx [%.2f-%.2f]", e.Ratio.Median, e.Ratio.Min, e.Ratio.Max)
+		}
+		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %s | %s | %s |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
+			sp(e.GraphNs), sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), ratio, num(e.InsnsPerCall))
 	}
 	return nil
 }
