@@ -21,23 +21,7 @@ func BenchmarkRawUnicorn(b *testing.B) {
 				name = a.Name + "/raw"
 			}
 			b.Run(name, func(b *testing.B) {
-				entry, err := harness.Current(a, trampolines.Entry)
-				if err != nil {
-					b.Fatal(err)
-				}
-				exit, err := harness.Current(a, trampolines.Exit)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := harness.FindUserSet("function")
-				if err != nil {
-					b.Fatal(err)
-				}
-				h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, harness.Options{}, sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
+				h := currentHarness(b, a, "function", harness.Options{})
 				if raw {
 					if err := h.M.GoRaw(); err != nil {
 						b.Fatal(err)
@@ -93,23 +77,7 @@ func BenchmarkTracedCallProfile(b *testing.B) {
 	for _, a := range regs.Arches {
 		for _, p := range parts {
 			b.Run(a.Name+"/"+p.name, func(b *testing.B) {
-				entry, err := harness.Current(a, trampolines.Entry)
-				if err != nil {
-					b.Fatal(err)
-				}
-				exit, err := harness.Current(a, trampolines.Exit)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := harness.FindUserSet(p.scenario)
-				if err != nil {
-					b.Fatal(err)
-				}
-				h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, p.opts, sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
+				h := currentHarness(b, a, p.scenario, p.opts)
 				if p.prep != nil {
 					if err := p.prep(h); err != nil {
 						b.Fatal(err)
@@ -134,4 +102,28 @@ func BenchmarkTracedCallProfile(b *testing.B) {
 			})
 		}
 	}
+}
+
+// currentHarness starts the arch's current pairing with the scenario's
+// users, closed when the test or benchmark ends.
+func currentHarness(tb testing.TB, a *regs.Arch, scenario string, o harness.Options) *harness.Harness {
+	tb.Helper()
+	entry, err := harness.Current(a, trampolines.Entry)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	exit, err := harness.Current(a, trampolines.Exit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := harness.FindUserSet(scenario)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, o, sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.Close)
+	return h
 }

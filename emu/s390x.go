@@ -23,7 +23,7 @@ var s390Machine = &machineArch{
 	},
 	decodeInterrupt: s390DecodeInterrupt,
 	// PSW mask: flip the condition code (bits 44-45) only.
-	flagsXor: 3 << 44,
+	flagsXor:             3 << 44,
 	flagsWriteHasEffects: true,
 }
 
