@@ -36,6 +36,12 @@ type machineArch struct {
 	// arm64 syncs the pc only at block boundaries); Run then finds the
 	// instruction (faultingInsn).
 	faultAtBlockStart bool
+	// clobberCode is guest code that loads vals[k] into register regs[k]
+	// (indices of regs.Arch.Regs) and returns as the host stub would (the
+	// clobber routine, clobber.go); jump is an unconditional branch from
+	// one address to another. nil: C writes every clobbered register.
+	clobberCode func(regs []int, vals []uint64) []byte
+	jump        func(from, to uint64) []byte
 }
 
 // clobberFlags is what a clobbering host function leaves in the flags

@@ -25,7 +25,8 @@ var arm64Machine = &machineArch{
 	decodeInterrupt: arm64DecodeInterrupt,
 	// NZCV: flip N, Z, C and V (bits 31..28), the only bits the
 	// register holds.
-	flagsXor:          0xf0000000,
+	flagsXor:    0xf0000000,
+	clobberCode: arm64ClobberCode, jump: arm64Jump,
 	faultAtBlockStart: true,
 }
 

@@ -53,6 +53,12 @@ func goHostCall(h C.uintptr_t, addr C.uint64_t) (ret C.int) {
 		return 0
 	}
 	if hf.clobber {
+		if d := uint64(m.c.dirty) & m.routineMask; d != 0 {
+			// The stub's clobber routine would overwrite it.
+			m.cbErr = fmt.Errorf("host function %s set a volatile register other than a return register (mask %#x): a clobbering function may set only those", hf.name, d)
+			m.cbPC = uint64(addr)
+			return hostStop
+		}
 		return hostClobber // in C, with the registers Go set, one batch (tm_finish)
 	}
 	return 0

@@ -88,6 +88,8 @@ type Machine struct {
 	hooks      *machineArch // the arch's hooks (arch.go)
 	watchSplit uint64       // WatchOptions.Split of the watch
 	callLimit  uint64       // SetCallLimit
+	// routineMask: the registers the clobber routine loads (clobber.go).
+	routineMask uint64
 }
 
 // New creates a machine for arch with every region of the arch's memory
@@ -127,12 +129,15 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, err
 	}
 	s := a.Memory.Stubs
-	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()))); err != nil {
+	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()), C.uint64_t(m.routineAddr()))); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
 	m.dis = asm.NewDisassembler(a, nil)
-	m.setClobber()
+	if err := m.setClobber(); err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -214,8 +219,19 @@ func (m *Machine) Bind(name string, fn HostFunc, clobber bool) error {
 
 // BindAddr attaches fn to a stub address directly (the stub code must be
 // there: Load writes it for the image's host functions).
+//
+// A clobbering function's stub branches to the clobber routine
+// (clobber.go) instead of returning: the guest itself loads the clobber
+// values, far cheaper than the engine's register writes.
 func (m *Machine) BindAddr(addr uint64, name string, fn HostFunc, clobber bool) {
 	m.hosts[addr] = &hostFunc{name: name, fn: fn, clobber: clobber}
+	code := m.Arch.ReturnStubCode
+	if clobber && m.hooks.clobberCode != nil {
+		code = m.hooks.jump(addr, m.routineAddr())
+	}
+	if err := m.PatchCode(addr, code); err != nil || addr >= m.routineAddr() {
+		panic(fmt.Sprintf("emu: host stub %s at %#x outside the stubs below the clobber routine (%#x): %v", name, addr, m.routineAddr(), err))
+	}
 }
 
 // HostCalls returns how often the named host function ran.

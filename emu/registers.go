@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"trampemu/regs"
@@ -106,26 +107,39 @@ func (m *Machine) clobber() {
 	}
 }
 
-// setClobber hands the C side the clobber as one precomputed batch:
-// every volatile register but the link register and the flags with its
-// ClobberValue, the flags through the arch's xor and or masks.
-func (m *Machine) setClobber() {
+// setClobber splits the clobber in two: the guest's clobber routine
+// (clobber.go) loads every volatile register but the link register, the
+// flags and the return registers, and the C side (tm_finish, one write
+// batch with the registers Go set) does the return registers Go did not
+// set and the flags, through the arch's xor and or masks. It also tells C
+// which registers a host call reads first (its arguments).
+func (m *Machine) setClobber() error {
 	a := m.Arch
 	var idx [regs.NumRegs]C.int
 	var val [regs.NumRegs]C.uint64_t
 	n, flags := 0, 0
+	var routine []int
+	var values []uint64
+	m.routineMask = 0
 	for _, i := range a.Volatile {
-		switch i {
-		case a.Link:
-		case a.Flags:
+		switch {
+		case i == a.Link:
+		case i == a.Flags:
 			flags = 1
-		default:
+		case slices.Contains(a.Ret, i) || m.hooks.clobberCode == nil:
 			idx[n], val[n] = C.int(i), C.uint64_t(ClobberValue(i))
 			n++
+		default:
+			routine, values = append(routine, i), append(values, ClobberValue(i))
+			m.routineMask |= 1 << uint(i)
 		}
 	}
 	C.tm_set_clobber(m.c, &idx[0], &val[0], C.int(n), C.int(flags), C.uint64_t(m.hooks.flagsXor), C.uint64_t(m.hooks.flagsOr))
-	// A host function reads its arguments: fetched with the call.
+	if m.hooks.clobberCode != nil {
+		if err := m.WriteMem(m.routineAddr(), m.hooks.clobberCode(routine, values)); err != nil {
+			return fmt.Errorf("emu: writing the clobber routine: %w", err)
+		}
+	}
 	var pre [regs.NumRegs]C.int
 	k := 0
 	for _, i := range a.Args[:min(len(a.Args), 4)] {
@@ -133,6 +147,7 @@ func (m *Machine) setClobber() {
 		k++
 	}
 	C.tm_set_prefetch(m.c, &pre[0], C.int(k))
+	return nil
 }
 
 // UnicornRegID returns the Unicorn id that unicorn.h gives register i of

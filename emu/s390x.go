@@ -23,7 +23,8 @@ var s390Machine = &machineArch{
 	},
 	decodeInterrupt: s390DecodeInterrupt,
 	// PSW mask: flip the condition code (bits 44-45) only.
-	flagsXor:             3 << 44,
+	flagsXor:    3 << 44,
+	clobberCode: s390ClobberCode, jump: s390Jump,
 	flagsWriteHasEffects: true,
 }
 

@@ -490,6 +490,8 @@ static int tm_guard_block(tm *m, uc_engine *uc, int inside) {
 
 static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
+	if (addr >= m->host_hi && addr < m->stub_hi)
+		return; // the clobber routine: the host function's work, like Go's, not the guest's
 	tm_block *b = tm_lookup(m, addr, size);
 	m->insns += b->ninsn;
 	if (m->counting)
@@ -607,15 +609,19 @@ static bool tm_mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 	return false;
 }
 
-uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi) {
+// tm_hooks adds the engine's hooks: the block hook everywhere, the host
+// hook on [stub_lo, host_hi) (the host stubs; the rest of the stub region
+// up to stub_hi holds the clobber routine, which runs hook-free).
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi) {
 	uc_err err;
 	m->stub_lo = stub_lo;
 	m->stub_hi = stub_hi;
+	m->host_hi = host_hi;
 	err = uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, (void *)tm_block_hook, m, 1, 0);
 	if (err != UC_ERR_OK)
 		return err;
-	if (stub_hi > stub_lo) {
-		err = uc_hook_add(m->uc, &m->h_host, UC_HOOK_CODE, (void *)tm_host_hook, m, stub_lo, stub_hi - 1);
+	if (host_hi > stub_lo) {
+		err = uc_hook_add(m->uc, &m->h_host, UC_HOOK_CODE, (void *)tm_host_hook, m, stub_lo, host_hi - 1);
 		if (err != UC_ERR_OK)
 			return err;
 	}

@@ -155,6 +155,7 @@ typedef struct tm {
 	tm_region regions[TM_MAX_REGIONS];
 	int nregions;
 	uint64_t stub_lo, stub_hi;
+	uint64_t host_hi; // [stub_lo, host_hi): host stubs; [host_hi, stub_hi): the clobber routine, host work (not counted)
 
 	int stop;
 	volatile int timed_out;
@@ -225,7 +226,7 @@ int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_belo
 uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
 void tm_guard(tm *m, int on, int part, uint64_t sp_max);
 void tm_call_limit(tm *m, uint64_t limit);
-uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
 uc_err tm_read_regs(tm *m);
