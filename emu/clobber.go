@@ -6,23 +6,47 @@ import "encoding/binary"
 // registers, so a clobbering host function's stub (BindAddr) branches to a
 // few guest instructions that load ClobberValue(i) into every volatile
 // register but the link register, the flags and the return registers, and
-// then return as the plain stub would (s390x and arm64, whose return is a
-// register branch; x86-64's ret is a load of the call's stream, so there
-// C writes the whole clobber). The engine would need one register
+// then return as the plain stub would. The engine would need one register
 // write per register (Unicorn's uc_reg_write_batch costs 5-30 ns each, the
 // arm64 ones the most); the translated loads cost about a nanosecond. It
 // sits at the top of the stub region, outside the host-function hook and
 // still inside the region the watch treats as host code (not a leave).
 // Like Go's work, its instructions are the host function's, not the
 // guest's: the block counters and the instruction limit skip them
-// (tm_block_hook) and CountExact's ranges end below it, so every count is
-// what it was with a plain return stub. Raw Unicorn (GoRaw) runs it too.
+// (tm_block_hook), and CountExact counts none of them and files their
+// accesses (x86-64: the ret's pop of the return address) under the stub's
+// branch, so every count is what it was with a plain return stub. Raw
+// Unicorn (GoRaw) gets the plain return stubs back.
 
 // routineSize is the top of the stub region the routine owns.
 const routineSize = 4096
 
 // routineAddr is where the clobber routine starts.
 func (m *Machine) routineAddr() uint64 { return m.Arch.Memory.Stubs.End() - routineSize }
+
+// x86HW is the hardware number of each x86-64 register in regs order (rax
+// rbx rcx rdx rsi rdi rbp rsp r8-r15).
+var x86HW = [16]byte{0, 3, 1, 2, 6, 7, 5, 4, 8, 9, 10, 11, 12, 13, 14, 15}
+
+// x86ClobberCode: movabs $v, %reg for each, then ret.
+func x86ClobberCode(rs []int, vals []uint64) []byte {
+	var out []byte
+	for k, i := range rs {
+		hw := x86HW[i]
+		rex := byte(0x48)
+		if hw >= 8 {
+			rex |= 1 // REX.B
+		}
+		out = append(out, rex, 0xb8+hw&7)
+		out = binary.LittleEndian.AppendUint64(out, vals[k])
+	}
+	return append(out, 0xc3)
+}
+
+// x86Jump: jmp rel32.
+func x86Jump(from, to uint64) []byte {
+	return binary.LittleEndian.AppendUint32([]byte{0xe9}, uint32(int32(int64(to)-int64(from+5))))
+}
 
 // s390ClobberCode: llihf %rN,hi; iilf %rN,lo (when lo is not 0) for each,
 // then br %r14.

@@ -7,6 +7,8 @@
 
 static void tm_exact_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm_exact *e = user;
+	if (addr >= e->skip_lo && addr < e->skip_hi)
+		return;
 	e->cur = -1;
 	e->ni[0] = e->ni[1] = 0;
 	for (int i = 0; i < e->n; i++) {
@@ -74,6 +76,8 @@ tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_
 	}
 	e->uc = m->uc;
 	e->n = n;
+	e->skip_lo = m->host_hi;
+	e->skip_hi = m->stub_hi;
 	e->cur = -1;
 	for (int i = 0; i < n; i++) {
 		e->lo[i] = lo[i];

@@ -15,10 +15,7 @@ var x86Machine = &machineArch{
 	decodeInterrupt: x86DecodeInterrupt,
 	// CF PF AF ZF SF OF flipped; reserved bit 1 stays set.
 	flagsXor: 0x8d5, flagsOr: 0x2,
-	// No clobber routine: the stub's ret pops the return address, a load
-	// of the traced call's stream that a branch to the routine would move
-	// into uncounted host work (CountExact would then see one load fewer
-	// than raw Unicorn); C writes the whole clobber (tm_finish).
+	clobberCode: x86ClobberCode, jump: x86Jump,
 }
 
 // x86PhysLayout assigns physical addresses to the regions (2 MiB apart so a
