@@ -134,6 +134,9 @@ type GraphConfig struct {
 // v6.11+) over shadow stacks in guest memory. It is not safe for concurrent
 // use: one Graph serves one emulated CPU.
 type Graph struct {
+	// scratch holds the ftrace_graph_ent / ftrace_graph_ret of the calls
+	// in progress (Enter, ReturnFP), reused.
+	scratch  graphScratch
 	arch     *regs.Arch
 	mem      regs.Memory
 	heap     *Heap
@@ -256,3 +259,38 @@ func (g *Graph) Warnings() []Warning { return g.warns.list() }
 
 // Warned reports whether a warning with this text was recorded.
 func (g *Graph) Warned(text string) bool { return g.warns.has(text) }
+
+// graphScratch keeps a few GraphEnt and GraphRet for reuse, one per level
+// of calls in progress (an interrupt's nested call is one more); deeper
+// nesting allocates.
+type graphScratch struct {
+	ents       [4]GraphEnt
+	rets       [4]GraphRet
+	nEnt, nRet int
+}
+
+func (s *graphScratch) ent(v GraphEnt) *GraphEnt {
+	s.nEnt++
+	if s.nEnt <= len(s.ents) {
+		s.ents[s.nEnt-1] = v
+		return &s.ents[s.nEnt-1]
+	}
+	p := new(GraphEnt)
+	*p = v
+	return p
+}
+
+func (s *graphScratch) doneEnt() { s.nEnt-- }
+
+func (s *graphScratch) ret(v GraphRet) *GraphRet {
+	s.nRet++
+	if s.nRet <= len(s.rets) {
+		s.rets[s.nRet-1] = v
+		return &s.rets[s.nRet-1]
+	}
+	p := new(GraphRet)
+	*p = v
+	return p
+}
+
+func (s *graphScratch) doneRet() { s.nRet-- }
