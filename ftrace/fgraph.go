@@ -261,36 +261,30 @@ func (g *Graph) Warnings() []Warning { return g.warns.list() }
 func (g *Graph) Warned(text string) bool { return g.warns.has(text) }
 
 // graphScratch keeps a few GraphEnt and GraphRet for reuse, one per level
-// of calls in progress (an interrupt's nested call is one more); deeper
-// nesting allocates.
+// of calls in progress (an interrupt's nested call is one more).
 type graphScratch struct {
-	ents       [4]GraphEnt
-	rets       [4]GraphRet
-	nEnt, nRet int
+	ents scratch[GraphEnt]
+	rets scratch[GraphRet]
 }
 
-func (s *graphScratch) ent(v GraphEnt) *GraphEnt {
-	s.nEnt++
-	if s.nEnt <= len(s.ents) {
-		s.ents[s.nEnt-1] = v
-		return &s.ents[s.nEnt-1]
+func (s *graphScratch) ent(v GraphEnt) *GraphEnt { return s.ents.get(v) }
+func (s *graphScratch) doneEnt()                 { s.ents.n-- }
+func (s *graphScratch) ret(v GraphRet) *GraphRet { return s.rets.get(v) }
+func (s *graphScratch) doneRet()                 { s.rets.n-- }
+
+// scratch is a small stack of reused values; deeper nesting allocates.
+type scratch[T any] struct {
+	v [4]T
+	n int
+}
+
+func (s *scratch[T]) get(v T) *T {
+	s.n++
+	if s.n <= len(s.v) {
+		s.v[s.n-1] = v
+		return &s.v[s.n-1]
 	}
-	p := new(GraphEnt)
+	p := new(T)
 	*p = v
 	return p
 }
-
-func (s *graphScratch) doneEnt() { s.nEnt-- }
-
-func (s *graphScratch) ret(v GraphRet) *GraphRet {
-	s.nRet++
-	if s.nRet <= len(s.rets) {
-		s.rets[s.nRet-1] = v
-		return &s.rets[s.nRet-1]
-	}
-	p := new(GraphRet)
-	*p = v
-	return p
-}
-
-func (s *graphScratch) doneRet() { s.nRet-- }
