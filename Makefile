@@ -8,7 +8,7 @@ export PATH := $(PATH):/usr/local/go/bin
 FUZZTIME ?= 200000x
 BIN      := bin/trampemu
 
-.PHONY: all deps build test vet fmt-check fuzz report mutate bench clean
+.PHONY: all deps build test vet fmt-check fuzz report mutate bench bench-stability readme readme-blocks clean
 
 all: build
 
@@ -42,6 +42,7 @@ vet: deps
 test: deps fmt-check vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
+	@$(MAKE) --no-print-directory verify-trees
 
 # Every fuzz target of the module, FUZZTIME each.
 fuzz: deps
@@ -55,6 +56,39 @@ bench: deps
 	@mkdir -p out
 	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native ./report > out/bench.txt; \
 	status=$$?; cat out/bench.txt; exit $$status
+
+# The rerun experiment of the native numbers (docs/stability.md): the report's native run made
+# STABILITY_RUNS times (STABILITY_BUDGET each), into out/stability.json and out/stability.md. Minutes.
+STABILITY_RUNS ?= 20
+STABILITY_BUDGET ?= 20s
+bench-stability: deps
+	@mkdir -p out
+	$(GO) test -tags stability -run XXX -bench Stability -benchtime 1x -timeout 120m ./native \
+		-args -stability.runs $(STABILITY_RUNS) -stability.budget $(STABILITY_BUDGET) -stability.out $(CURDIR)/out
+
+# The numbers README.md and docs/*.md quote, from the last `make report`: docs/numbers.json (with the
+# machine and date of the run) and every <!-- trampemu:NAME --> block (report.Blocks); report's
+# TestDocsQuoteTheirReport fails when a block differs from docs/numbers.json.
+readme:
+	$(GO) run ./cmd/readme out/report.json docs/numbers.json README.md docs/*.md
+# The same blocks from the committed docs/numbers.json alone (after adding a block by hand).
+readme-blocks:
+	$(GO) run ./cmd/readme --snapshot docs/numbers.json README.md docs/*.md
+
+# The CLI's reference pages, docs/cli/*.md and docs/man/*.1, written from
+# the command tree by cobra's doc package (TestDocsUpToDate fails when
+# they are stale). `man -l docs/man/trampemu-check.1` reads one.
+.PHONY: docs
+docs: deps
+	$(GO) run ./cmd/trampemu gendocs docs
+
+# Debian's linux-source-6.1 and linux-source-6.12 (downloaded once into
+# .cache/trees/, only the trampoline files and the Makefile unpacked), each
+# checked with `trampemu check --tree` and no flags: every trampoline of
+# every modelled arch ok (scripts/verify-trees.sh).
+.PHONY: verify-trees
+verify-trees: build
+	@bash scripts/verify-trees.sh
 
 clean:
 	rm -rf bin out

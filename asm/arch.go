@@ -26,6 +26,10 @@ type asmArch struct {
 	// disassembler returns the arch's decoder (operand and memory-access
 	// facts per instruction); sym may be nil.
 	disassembler func(sym Symbolizer) Disassembler
+	// objtool: every object goes through the kernel's objtool (ORC
+	// generation and stack validation, x86-64 only: tools/objtool has no
+	// s390x ORC, and arm64 objtool is not in any release).
+	objtool bool
 }
 
 // asmArches lists the hooks of every supported architecture.

@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"trampemu/regs"
+	"trampemu/sandbox"
 )
 
 // Source is one .S text to assemble.
@@ -48,6 +50,10 @@ type Source struct {
 	// IncludeDirs are searched for this source only, after its Headers
 	// and before Options.IncludeDirs (a user file's folders).
 	IncludeDirs []string
+	// ObjtoolNonStandardFP: with CONFIG_FRAME_POINTER defined, objtool is
+	// not run on this source (its kernel Makefile marked the object
+	// OBJECT_FILES_NON_STANDARD in frame-pointer builds).
+	ObjtoolNonStandardFP bool
 }
 
 // Options choose the target and the environment the sources see.
@@ -64,6 +70,13 @@ type Options struct {
 	Headers map[string][]byte
 	// IncludeDirs are searched too (a user file's own directory).
 	IncludeDirs []string
+	// UnitLine, when not 0, starts every unit UnitOffset[unit] bytes (0
+	// when absent) past a multiple of UnitLine bytes (a cache line),
+	// instead of at the next 16-byte boundary: the native runner shifts a
+	// trampoline within its line this way and keeps the others' offsets
+	// fixed.
+	UnitLine   int
+	UnitOffset map[string]int
 }
 
 // Error is an assembler or linker failure with the messages that name the
@@ -72,6 +85,10 @@ type Error struct {
 	Stage     string   // "preprocess", "assemble", "link"
 	Messages  []string // "file.S:12: Error: ..." lines
 	Undefined []string // link: symbols nobody defined
+	// Refused: the input was refused as unsafe (a file it may not read,
+	// a size it may not have) or a program ran into a limit; not a
+	// mistake another arch or role would explain.
+	Refused bool
 }
 
 func (e *Error) Error() string {
@@ -177,13 +194,17 @@ func buildKey(opt Options, srcs []Source) string {
 	for _, d := range opt.IncludeDirs {
 		fmt.Fprintf(h, "P%s\x00", d)
 	}
+	fmt.Fprintf(h, "L%d\x00", opt.UnitLine)
+	for _, k := range sortedKeys(opt.UnitOffset) {
+		fmt.Fprintf(h, "O%s=%d\x00", k, opt.UnitOffset[k])
+	}
 	for _, s := range srcs {
 		fmt.Fprintf(h, "S%s\x00%s\x00%d\x00", s.Name, s.Unit, len(s.Text))
 		h.Write(s.Text)
 		for _, k := range sortedKeys(s.Defines) {
 			fmt.Fprintf(h, "d%s=%s\x00", k, s.Defines[k])
 		}
-		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00", s.Globals, s.Locals, s.Dir)
+		fmt.Fprintf(h, "g%v\x00l%v\x00F%s\x00N%v\x00", s.Globals, s.Locals, s.Dir, s.ObjtoolNonStandardFP)
 		hashHeaders(h, s.Headers)
 		for _, d := range s.IncludeDirs {
 			fmt.Fprintf(h, "p%s\x00", d)
@@ -204,6 +225,7 @@ func tool(a *regs.Arch, name string) (string, error) {
 var includeRE = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]`)
 
 func build(opt Options, srcs []Source) (*Image, error) {
+	opt, srcs = absolute(opt, srcs)
 	a := opt.Arch
 	asPath, err := tool(a, "as")
 	if err != nil {
@@ -217,21 +239,30 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	if err != nil {
 		return nil, &ToolError{Program: "cpp", Package: "cpp"}
 	}
-	dir, err := os.MkdirTemp("", "trampemu-asm-")
+	dir, done, err := sandbox.TempDir("trampemu-asm-")
 	if err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer done()
 
+	var ot *Objtool
+	if mustAsmArch(a).objtool {
+		if ot, err = FindObjtool(); err != nil {
+			return nil, err
+		}
+	}
 	var objs []string
+	var warns []ObjtoolWarning
 	units := []string{}
 	unitObjs := map[string][]string{}
 	for i, s := range srcs {
 		base := fmt.Sprintf("src%d", i)
 		obj := filepath.Join(dir, base+".o")
-		if err := assemble(asPath, cppPath, dir, a, opt, s, base, obj); err != nil {
+		ws, err := assemble(asPath, cppPath, dir, a, opt, s, base, obj, ot)
+		if err != nil {
 			return nil, err
 		}
+		warns = append(warns, ws...)
 		if err := localize(a, obj, s); err != nil {
 			return nil, err
 		}
@@ -246,7 +277,7 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		unitObjs[u] = append(unitObjs[u], filepath.Base(obj))
 	}
 
-	script := linkerScript(a, units, unitObjs, opt.HostFuncs)
+	script := linkerScript(a, units, unitObjs, opt)
 	scriptPath := filepath.Join(dir, "link.ld")
 	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
@@ -254,10 +285,11 @@ func build(opt Options, srcs []Source) (*Image, error) {
 	out := filepath.Join(dir, "image.elf")
 	args := []string{"-m", mustAsmArch(a).ldEmulation, "-T", scriptPath, "-o", out, "--orphan-handling=error",
 		"-z", "noexecstack", "--no-warn-rwx-segments", "-static", "-nostdlib"}
-	cmd := exec.Command(ldPath, append(args, objs...)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, linkError(out, srcs)
+	if msg, err := sandbox.Run(sandbox.Cmd{Path: ldPath, Args: append(args, objs...), Dir: dir, Outputs: []string{out}}); err != nil {
+		if le := limitError("link", err); le != nil {
+			return nil, le
+		}
+		return nil, linkError(msg, srcs)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -268,6 +300,13 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		return nil, fmt.Errorf("asm: reading the linked image: %w", err)
 	}
 	im.finishUnits(units)
+	for _, u := range im.Units {
+		if n := u.End - u.Start; n > MaxUnitText {
+			return nil, &Error{Stage: "link", Refused: true, Messages: []string{fmt.Sprintf(
+				"%s: its code is %d bytes, more than the %d a kernel trampoline file's text has: refused", u.Name, n, MaxUnitText)}}
+		}
+	}
+	im.Objtool, im.ObjtoolWarnings = ot, warns
 	im.HostFuncs = map[string]uint64{}
 	for i, h := range opt.HostFuncs {
 		// A source that defines the symbol itself overrides the stub (PROVIDE).
@@ -277,6 +316,30 @@ func build(opt Options, srcs []Source) (*Image, error) {
 		im.HostFuncs[h] = HostAddr(a, i)
 	}
 	return im, nil
+}
+
+// absolute returns opt and srcs with every folder absolute: the programs
+// run in folders of the tool's own, not in the caller's working directory.
+func absolute(opt Options, srcs []Source) (Options, []Source) {
+	abs := func(ds []string) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			if a, err := filepath.Abs(d); err == nil {
+				d = a
+			}
+			out[i] = d
+		}
+		return out
+	}
+	opt.IncludeDirs = abs(opt.IncludeDirs)
+	srcs = append([]Source{}, srcs...)
+	for i := range srcs {
+		srcs[i].IncludeDirs = abs(srcs[i].IncludeDirs)
+		if srcs[i].Dir != "" {
+			srcs[i].Dir = abs([]string{srcs[i].Dir})[0]
+		}
+	}
+	return opt, srcs
 }
 
 // localize applies the source's Globals and Locals to its object.
@@ -298,7 +361,10 @@ func localize(a *regs.Arch, obj string, s Source) error {
 	for _, l := range s.Locals {
 		args = append(args, "--localize-symbol="+l)
 	}
-	if out, err := exec.Command(objcopy, append(args, obj)...).CombinedOutput(); err != nil {
+	if out, err := sandbox.Run(sandbox.Cmd{Path: objcopy, Args: append(args, obj), Dir: filepath.Dir(obj), Outputs: []string{obj}}); err != nil {
+		if le := limitError("objcopy "+s.Name, err); le != nil {
+			return le
+		}
 		return &Error{Stage: "objcopy " + s.Name, Messages: toolMessages(out, obj, s.Name)}
 	}
 	return nil
@@ -319,7 +385,7 @@ func objKey(a *regs.Arch, opt Options, s Source) string {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%q\x00%s\x00", a.Name, a.AsFlags, s.Name)
+	fmt.Fprintf(h, "%s\x00%q\x00%s\x00%v\x00", a.Name, a.AsFlags, s.Name, s.ObjtoolNonStandardFP)
 	h.Write(s.Text)
 	for _, m := range []map[string]string{opt.Defines, s.Defines} {
 		for _, k := range sortedKeys(m) {
@@ -344,37 +410,116 @@ func hashHeaders(h io.Writer, headers map[string][]byte) {
 // assemble preprocesses and assembles one source into obj, or copies the
 // object from objCache. Each source preprocessed gets an include folder
 // of its own (base-include in dir, see writeIncludes).
-func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, base, obj string) error {
+//
+// With ot (x86-64) the object then goes through the kernel's objtool,
+// which adds the ORC sections; its warnings are returned (and cached with
+// the object).
+func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, base, obj string, ot *Objtool) ([]ObjtoolWarning, error) {
 	key := objKey(a, opt, s)
 	if key != "" {
 		if b, ok := objCache.Load(key); ok {
-			if err := os.WriteFile(obj, b.([]byte), 0o644); err != nil {
-				return fmt.Errorf("asm: %w", err)
+			c := b.(cachedObj)
+			if err := os.WriteFile(obj, c.obj, 0o644); err != nil {
+				return nil, fmt.Errorf("asm: %w", err)
 			}
-			return nil
+			return c.warns, nil
 		}
 	}
 	inc := filepath.Join(dir, base+"-include")
+	if ot != nil {
+		opt.Defines = withDefine(opt.Defines, "TRAMPEMU_OBJTOOL_FORMAT", strconv.Itoa(ot.Format))
+	}
 	if err := writeIncludes(inc, a, s, opt); err != nil {
-		return err
+		return nil, err
 	}
 	pre, err := preprocess(cppPath, dir, inc, a, opt, s, base)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	args := append(append(append([]string{}, mustAsmArch(a).asFlags...), "-o", obj), a.AsFlags...)
-	args = append(args, pre)
-	if out, err := exec.Command(asPath, args...).CombinedOutput(); err != nil {
-		return &Error{Stage: "assemble " + s.Name, Messages: toolMessages(out, pre, s.Name)}
+	stage := "assemble " + s.Name
+	text, err := os.ReadFile(pre)
+	if err != nil {
+		return nil, fmt.Errorf("asm: %w", err)
+	}
+	if err := checkDirectives(stage, s.Name, s.Dir, text, 0); err != nil {
+		return nil, err
+	}
+	cwd := filepath.Join(dir, base+"-cwd")
+	if err := os.Mkdir(cwd, 0o700); err != nil {
+		return nil, fmt.Errorf("asm: %w", err)
+	}
+	// runAs assembles pre into out; as runs in an empty folder of its
+	// own and finds .include and .incbin in the source's folder only,
+	// and what it read (--MD) is checked against that folder.
+	runAs := func(out string, extra ...string) ([]byte, error) {
+		args := append(append(append([]string{}, mustAsmArch(a).asFlags...), extra...), "-o", out)
+		args = append(args, a.AsFlags...)
+		if s.Dir != "" {
+			args = append(args, "-I", s.Dir)
+		}
+		deps := strings.TrimSuffix(out, ".o") + ".d"
+		args = append(args, "--MD", deps, pre)
+		if out, err := sandbox.Run(sandbox.Cmd{Path: asPath, Args: args, Dir: cwd, Outputs: []string{out}}); err != nil {
+			return out, err
+		}
+		return nil, checkDeps(stage, s.Name, s.Dir, pre, deps)
+	}
+	if out, err := runAs(obj); err != nil {
+		os.Remove(obj)
+		if le := limitError(stage, err); le != nil {
+			return nil, le
+		}
+		var ae *Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, &Error{Stage: stage, Messages: toolMessages(out, pre, s.Name)}
+	}
+	var warns []ObjtoolWarning
+	if ot != nil && !(s.ObjtoolNonStandardFP && defined(opt, s, "CONFIG_FRAME_POINTER")) {
+		dbg := func() (string, error) {
+			p := filepath.Join(dir, base+".dbg.o")
+			if out, err := runAs(p, "--gdwarf-5"); err != nil {
+				return "", fmt.Errorf("%s%v", out, err)
+			}
+			return p, nil
+		}
+		if warns, err = runObjtool(ot, obj, opt, s, dbg); err != nil {
+			return nil, err
+		}
 	}
 	if key != "" {
 		b, err := os.ReadFile(obj)
 		if err != nil {
-			return fmt.Errorf("asm: %w", err)
+			return nil, fmt.Errorf("asm: %w", err)
 		}
-		objCache.Store(key, b)
+		objCache.Store(key, cachedObj{b, warns})
 	}
-	return nil
+	return warns, nil
+}
+
+// defined reports whether name is defined for the source.
+func defined(opt Options, s Source, name string) bool {
+	_, a := opt.Defines[name]
+	_, b := s.Defines[name]
+	return a || b
+}
+
+// cachedObj is an objCache entry: the object (after objtool) and
+// objtool's warnings.
+type cachedObj struct {
+	obj   []byte
+	warns []ObjtoolWarning
+}
+
+// withDefine returns a copy of m with name=value added.
+func withDefine(m map[string]string, name, value string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[name] = value
+	return out
 }
 
 // writeIncludes creates the include directory of one source: asm/asm-offsets.h
@@ -427,7 +572,7 @@ func sortedHeaderNames(m map[string][]byte) []string {
 	return names
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -479,13 +624,73 @@ func preprocess(cpp, dir, inc string, a *regs.Arch, opt Options, s Source, base 
 		}
 	}
 	args = append(args, in, "-o", out)
-	if msg, err := exec.Command(cpp, args...).CombinedOutput(); err != nil {
+	stage := "preprocess " + s.Name
+	// Every #include is resolved and checked before cpp reads anything.
+	g := newIncludeGuard(stage, inc, s, opt)
+	var chain []string
+	if s.Dir != "" {
+		if real, err := filepath.EvalSymlinks(s.Name); err == nil {
+			if real, err = filepath.Abs(real); err == nil {
+				chain = []string{real}
+			}
+		}
+	}
+	if err := g.check(s.Name, "", s.Text, chain); err != nil {
+		return "", err
+	}
+	for _, hdrs := range []map[string][]byte{opt.Headers, s.Headers} {
+		for _, name := range sortedHeaderNames(hdrs) {
+			if err := g.check(name, "", hdrs[name], nil); err != nil {
+				return "", err
+			}
+		}
+	}
+	if msg, err := sandbox.Run(sandbox.Cmd{Path: cpp, Args: args, Dir: dir, Outputs: []string{out}}); err != nil {
+		if le := limitError(stage, err); le != nil {
+			return "", le
+		}
 		// cpp's notes name the generated headers by their temporary path:
 		// keep only the header's own name (trampemu-prelude.h:37).
 		msg = bytes.ReplaceAll(msg, []byte(inc+string(filepath.Separator)), nil)
-		return "", &Error{Stage: "preprocess " + s.Name, Messages: toolMessages(msg, in, s.Name)}
+		return "", &Error{Stage: stage, Messages: errorFirst(toolMessages(msg, in, s.Name))}
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		return "", fmt.Errorf("asm: %w", err)
+	}
+	if err := g.checkEntered(text, dir, s.Name); err != nil {
+		return "", err
 	}
 	return out, nil
+}
+
+// limitError is a program's failure as an *Error when a limit stopped it
+// or it is missing, else nil.
+func limitError(stage string, err error) error {
+	var le *sandbox.LimitError
+	var te *sandbox.ToolError
+	switch {
+	case errors.As(err, &le):
+		return &Error{Stage: stage, Messages: []string{le.Error()}, Refused: true}
+	case errors.As(err, &te):
+		return err
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil
+	}
+	return fmt.Errorf("asm: %s: %w", stage, err)
+}
+
+// errorFirst moves cpp's first error to the front, so that the one line
+// of Error says it ("In file included from" notes follow it).
+func errorFirst(msgs []string) []string {
+	for i, m := range msgs {
+		if strings.Contains(m, "error:") {
+			return append(append([]string{m}, msgs[:i]...), msgs[i+1:]...)
+		}
+	}
+	return msgs
 }
 
 // toolMessages keeps the lines of a tool's output that say something, with
@@ -529,16 +734,23 @@ func linkError(out []byte, srcs []Source) error {
 	return &Error{Stage: "link", Messages: msgs, Undefined: undef}
 }
 
-// linkerScript places each unit's code consecutively at the text base, with
-// __trampemu_unit<N>_start/_end around it, data at the data base, and host
-// functions PROVIDEd at their stub addresses.
-func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, hosts []string) string {
+// linkerScript places each unit's code consecutively at the text base
+// (each at the next 16-byte boundary, or as opt.UnitLine and UnitOffset
+// say), with __trampemu_unit<N>_start/_end around it, data at the data
+// base, and host functions PROVIDEd at their stub addresses.
+func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, opt Options) string {
+	hosts := opt.HostFuncs
 	var b bytes.Buffer
 	m := a.Memory
 	fmt.Fprintf(&b, "SECTIONS\n{\n  . = %#x;\n  .text : {\n", m.Text.Base)
 	const text = "(.text .text.* .entry.text .noinstr.text .kprobes.text .init.text .ref.text .sched.text .cpuidle.text)"
 	for i, u := range units {
-		fmt.Fprintf(&b, "    . = ALIGN(16);\n    __trampemu_unit%d_start = .;\n", i)
+		if opt.UnitLine > 0 {
+			fmt.Fprintf(&b, "    . = ALIGN(%d) + %d;\n", opt.UnitLine, opt.UnitOffset[u])
+		} else {
+			b.WriteString("    . = ALIGN(16);\n")
+		}
+		fmt.Fprintf(&b, "    __trampemu_unit%d_start = .;\n", i)
 		for _, o := range unitObjs[u] {
 			fmt.Fprintf(&b, "    %s%s\n", o, text)
 		}
@@ -549,7 +761,13 @@ func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, ho
 	// The call sites of traced functions, as the kernel collects them.
 	b.WriteString("    . = ALIGN(8);\n    __start_mcount_loc = .;\n    KEEP(*(__mcount_loc))\n    __stop_mcount_loc = .;\n")
 	b.WriteString("    *(.bss .bss.* COMMON)\n  }\n")
-	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_unwind* .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
+	// The ORC table objtool wrote for each object (x86-64), in link order
+	// so .orc_unwind_ip[i] describes .orc_unwind[i]
+	// (arch/x86/kernel/vmlinux.lds.S ORC_UNWIND_TABLE: both KEEP, sorted at
+	// boot; the unwinder here sorts them itself).
+	b.WriteString("  . = ALIGN(8);\n  .orc_unwind_ip : { __start_orc_unwind_ip = .; KEEP(*(.orc_unwind_ip)) __stop_orc_unwind_ip = .; }\n")
+	b.WriteString("  . = ALIGN(8);\n  .orc_unwind : { __start_orc_unwind = .; KEEP(*(.orc_unwind)) __stop_orc_unwind = .; }\n")
+	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_header .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
 	b.WriteString("}\n")
 	for i, h := range hosts {
 		fmt.Fprintf(&b, "PROVIDE(%s = %#x);\n", h, HostAddr(a, i))

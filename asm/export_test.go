@@ -190,3 +190,6 @@ func CorruptFact(a *regs.Arch, op string) (undo func()) { return mustFactsHooks(
 // FactsKey returns the facts-table key the decoder uses for the instruction
 // at the start of code, ok false when the table has no entry for it.
 func FactsKey(a *regs.Arch, code []byte) (op string, ok bool) { return mustFactsHooks(a).key(code) }
+
+// CheckSource is checkSource, for the include filter's fuzz target.
+var CheckSource = checkSource

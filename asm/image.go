@@ -20,8 +20,24 @@ type Image struct {
 	// HostFuncs maps each host-function symbol to its stub address.
 	HostFuncs map[string]uint64
 	// ELF is the linked file (for objdump and for saving).
-	ELF    []byte
-	byName map[string]int
+	ELF []byte
+	// Objtool is the kernel objtool every object went through (x86-64),
+	// nil for an arch without one; ObjtoolWarnings are its warnings, in
+	// source order. The ORC table it wrote is in the sections
+	// .orc_unwind_ip and .orc_unwind (package unwind reads it).
+	Objtool         *Objtool
+	ObjtoolWarnings []ObjtoolWarning
+	byName          map[string]int
+}
+
+// SectionNamed returns the allocated section of that name.
+func (im *Image) SectionNamed(name string) (Section, bool) {
+	for _, s := range im.Sections {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Section{}, false
 }
 
 // Section is one allocated section of the image.

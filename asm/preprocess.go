@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"trampemu/sandbox"
 )
 
 // Preprocess runs the C preprocessor on one source exactly as Build does
@@ -20,15 +22,17 @@ func Preprocess(opt Options, s Source) ([]byte, error) {
 	if opt.Arch == nil {
 		return nil, errors.New("asm: no architecture given")
 	}
+	opt, srcs := absolute(opt, []Source{s})
+	s = srcs[0]
 	cppPath, err := exec.LookPath("cpp")
 	if err != nil {
 		return nil, &ToolError{Program: "cpp", Package: "cpp"}
 	}
-	dir, err := os.MkdirTemp("", "trampemu-cpp-")
+	dir, done, err := sandbox.TempDir("trampemu-cpp-")
 	if err != nil {
 		return nil, fmt.Errorf("asm: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer done()
 	inc := filepath.Join(dir, "include")
 	if err := writeIncludes(inc, opt.Arch, s, opt); err != nil {
 		return nil, err

@@ -18,8 +18,9 @@ var x86Asm = &asmArch{
 	elfMachine:   elf.EM_X86_64,
 	ldEmulation:  "elf_x86_64",
 	asFlags:      []string{"--64"},
-	prelude:      x86Prelude,
+	prelude:      x86Prelude + x86Annotations,
 	disassembler: func(sym Symbolizer) Disassembler { return x86Dis{sym: sym} },
+	objtool:      true,
 }
 
 // x86Prelude: the x86-64 part of the prelude (see commonPrelude).
@@ -35,6 +36,22 @@ const x86Prelude = `
 #ifdef CONFIG_X86_KERNEL_IBT
 #undef SYM_FUNC_LANDING_PAD
 #define SYM_FUNC_LANDING_PAD ASM_NL ENDBR
+#endif
+/* arch/x86/include/asm/linkage.h: __ALIGN, the alignment of every
+   SYM_FUNC_START* and SYM_CODE_START*, is ".balign
+   CONFIG_FUNCTION_ALIGNMENT, 0x90" from v6.2 (arch/x86/Kconfig: select
+   FUNCTION_ALIGNMENT_16B if X86_64; arch/Kconfig: FUNCTION_ALIGNMENT
+   default 16 then; the top Makefile passes the same as
+   -falign-functions=$(CONFIG_FUNCTION_ALIGNMENT) to C), and ".p2align 4,
+   0x90" under CONFIG_X86_64 before: 16 bytes in every version. The
+   prelude keeps the common 4 unless the build defines
+   CONFIG_FUNCTION_ALIGNMENT (the native timing defines it as 16, where
+   layout matters; the emulated layouts and their golden files keep 4).
+   The fill is left to gas, which pads code with NOPs as 0x90 does: the
+   prelude's SYM_ENTRY takes no comma in its align argument. */
+#ifdef CONFIG_FUNCTION_ALIGNMENT
+#undef __ALIGN
+#define __ALIGN .balign CONFIG_FUNCTION_ALIGNMENT
 #endif
 #define _ASM_PTR .quad
 /* arch/x86/include/asm/nospec-branch.h: the register is "%rdi" up to

@@ -30,6 +30,9 @@ type Subject struct {
 	// CallLimit says how the runs' per-call instruction limit was chosen
 	// ("" when there was none), for the finding of a call that reached it.
 	CallLimit string
+	// Objtool are the kernel objtool's warnings about the trampoline's
+	// own source (x86-64; asm.Image.ObjtoolWarnings of its unit).
+	Objtool []asm.ObjtoolWarning
 }
 
 // analyzer checks the invocations of one trampoline (the one under test):
@@ -61,6 +64,10 @@ type analyzer struct {
 	// where the caller was unrecoverable, the interrupted runs' findings.
 	boundaries, unrecoverable map[uint64]bool
 	irqRuns                   []irqRun
+	// orcLost: boundaries where the ORC walk lost the caller or was
+	// unreliable (the first such walk's description); orcRan: a walk ran.
+	orcLost map[uint64]string
+	orcRan  bool
 }
 
 func newAnalyzer(s Subject) (*analyzer, error) {
@@ -69,7 +76,7 @@ func newAnalyzer(s Subject) (*analyzer, error) {
 		return nil, err
 	}
 	return &analyzer{s: s, a: s.Arch, t: s.Tramp, conv: conv, written: map[string]bool{}, volKept: map[string]int{},
-		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}}, nil
+		boundaries: map[uint64]bool{}, unrecoverable: map[uint64]bool{}, orcLost: map[uint64]string{}}, nil
 }
 
 // Analyze checks the observations of one trampoline's checked runs (the
@@ -172,6 +179,12 @@ func (z *analyzer) call(c *harness.Call) {
 			if !inv.Left {
 				z.cutShort = inv
 			}
+		}
+	}
+	z.shadowBalance(c)
+	for _, inv := range c.Invocations {
+		if inv.Role == z.t.Role && !inv.Interrupted {
+			z.stackWalks(inv)
 		}
 	}
 	// A wrong result is a safety net for corruption nothing else explained:
@@ -816,6 +829,7 @@ func (z *analyzer) cacheLines(inv *harness.Invocation) {
 // finish adds the aggregated info findings.
 func (z *analyzer) finish() {
 	z.ran()
+	z.objtool()
 	z.attributeInterrupts()
 	if len(z.conv.volatileInfo[z.t.Role]) == 0 {
 		return

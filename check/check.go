@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -104,7 +105,10 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	res := Result{Arch: a.Name, Variant: cfg.Tramp.Name, Role: string(cfg.Tramp.Role), Pair: other.Name,
 		Workload: workload, Scenario: cfg.Scenario.Name}
 	if m := cfg.Tramp.Model; m != nil {
-		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason}
+		res.Kernel = &Kernel{Model: m.Model.Name, Reason: m.Reason, Properties: m.Properties, Note: m.Note}
+		if m.Makefile != (kernel.Version{}) {
+			res.Kernel.MakefileVersion = m.Makefile.String()
+		}
 	}
 	var irq trampolines.Role
 	if !cfg.NoInterrupts {
@@ -122,7 +126,8 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	defer h.Close()
 	unit := h.MeasureUnit(cfg.Tramp)
 	z, err := newAnalyzer(Subject{Arch: a, Tramp: cfg.Tramp, Setup: setup, Unit: unit, Describe: h.Describe,
-		Insn: func(pc uint64) string { return insnText(h.Image, pc) }, CallLimit: cl.why})
+		Insn: func(pc uint64) string { return insnText(h.Image, pc) }, Objtool: ObjtoolWarningsOf(h.Image, cfg.Tramp.Role),
+		CallLimit: cl.why})
 	if err != nil {
 		return res, err
 	}

@@ -25,26 +25,40 @@ import (
 // Go is never called. That is the instruction stream of a function-tracer
 // traced call (driver, fentry call, entry trampoline, the callback stub,
 // the function) minus the host work; before timing, emu's per-instruction
-// counter checks on twins of both machines that the two streams execute
-// the same instructions, loads and stores per call. A graph return cannot be run
+// counter checks on twins of both machines that the two streams are the
+// same: per call, the sequence of executed instruction addresses (its
+// length and hash, computed in the C code hook: emu.PCTrace), and the
+// instructions, loads and stores in all. A graph return cannot be run
 // raw: without Go nobody swaps the return address, so the graph call has
 // no raw twin; its speed is shown, the ratio is over the function-tracer
 // call.
+//
+// The machines are timed in interleaved rounds (every configuration once
+// per round); the ratio is the median of the per-round ratios, with their
+// range, so that a round the machine's other load slowed counts as one
+// round, not as the answer.
 type Emulation struct {
 	Arch  string `json:"arch"`
 	Entry string `json:"entry"`
 	Exit  string `json:"exit"`
 	// TracedCallsPerS: traced calls of add per second with a function
-	// tracer and a graph user (entry and exit trampoline every call), in
-	// the fastest round.
+	// tracer and a graph user (entry and exit trampoline every call), at
+	// the median round's speed.
 	TracedCallsPerS float64 `json:"traced_calls_per_s"`
 	// RawUnicornRatio: ns per function-tracer traced call in the emulator
 	// (checks off) over ns per call of the same stream on raw Unicorn, the
-	// median over the rounds of each round's ratio (the two runs of a
-	// round are back to back, so both see the same load on the machine);
-	// Ratio is that median with the smallest and largest round.
+	// median over the rounds of each round's ratio; RatioSpread is that
+	// median with the smallest and largest round's.
 	RawUnicornRatio float64 `json:"raw_unicorn_ratio"`
-	Ratio           Spread  `json:"raw_unicorn_ratio_rounds"`
+	RatioSpread     Spread  `json:"raw_unicorn_ratio_spread"`
+	// RatioIQR is the rounds' ratios' interquartile range [25th, 75th
+	// percentile]: on a loaded machine a preempted sample makes the range
+	// wide, the quartiles show where most rounds lie.
+	RatioIQR [2]float64 `json:"raw_unicorn_ratio_iqr"`
+	// StreamCalls is the number of calls whose PC traces were compared,
+	// PCTrace the first call's (the same on both machines).
+	StreamCalls int         `json:"stream_calls"`
+	PCTrace     emu.PCTrace `json:"pc_trace_per_call"`
 	// The timings behind them: ns per call, median and range over the
 	// repeats, each repeat Calls calls in one emulator run, in CPU time of
 	// the emulating thread (other load on the machine does not count).
@@ -81,6 +95,22 @@ func spreadOf(xs []float64) Spread {
 		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// quantile is the q-quantile of xs, linearly interpolated between the
+// order statistics (0 for no values).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
 // MeasureEmulation times the arch's current pairing: repeats rounds, each
@@ -147,11 +177,12 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	if err := rawTwin.M.GoRaw(); err != nil {
 		return em, err
 	}
-	hooked, err := sameStream(fnTwin, rawTwin, 16)
+	hooked, trace, err := sameStream(fnTwin, rawTwin, 16)
 	if err != nil {
 		return em, err
 	}
 	em.InsnsPerCall = float64(hooked.Instructions) / 16
+	em.StreamCalls, em.PCTrace = 16, trace
 	args := []uint64{1, 2, 3, 4, 5, 6}
 	// The emulator runs on the calling thread (the engine and its Go
 	// callbacks): its CPU time is the run's cost whatever else the machine
@@ -172,7 +203,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		}
 		return float64(t1-t0) / float64(calls), nil
 	}
-	var gs, fs, rs, bs, qs []float64
+	var gs, fs, rs, bs, ratios []float64
 	// One untimed round warms the translation caches.
 	for r := -1; r < repeats; r++ {
 		g, err := timeOne(graph)
@@ -192,18 +223,18 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 			return em, fmt.Errorf("%s block hook only: %w", a.Name, err)
 		}
 		if r >= 0 {
-			gs, fs, rs, bs, qs = append(gs, g), append(fs, f), append(rs, w), append(bs, k), append(qs, f/w)
+			gs, fs, rs, bs = append(gs, g), append(fs, f), append(rs, w), append(bs, k)
+			ratios = append(ratios, f/w)
 		}
 	}
 	if graph.Returns == 0 || fn.FunctionHits == 0 {
 		return em, fmt.Errorf("%s: the timed calls were not traced (%d graph returns, %d function-tracer hits)", a.Name, graph.Returns, fn.FunctionHits)
 	}
 	em.GraphNs, em.FunctionNs, em.RawNs, em.BlocksNs = spreadOf(gs), spreadOf(fs), spreadOf(rs), spreadOf(bs)
-	// The fastest round is the one least disturbed by other load on the
-	// machine (the medians and ranges are kept to show the spread).
-	em.TracedCallsPerS = 1e9 / em.GraphNs.Min
-	em.Ratio = spreadOf(qs)
-	em.RawUnicornRatio = em.Ratio.Median
+	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
+	em.RatioSpread = spreadOf(ratios)
+	em.RawUnicornRatio = em.RatioSpread.Median
+	em.RatioIQR = [2]float64{quantile(ratios, 0.25), quantile(ratios, 0.75)}
 	return em, nil
 }
 
@@ -217,39 +248,55 @@ func threadCPU() (int64, error) {
 }
 
 // sameStream checks that n fast-driver calls of add execute the same
-// instructions, loads and stores on machines a and b (each then unfit for
-// timing: see emu.ExactCounter.Close), and returns the count.
-func sameStream(a, b *harness.Harness, n uint64) (emu.ExactCount, error) {
-	x, err := streamPerCall(a, n)
+// stream on machines a and b (each then unfit for timing: see
+// emu.ExactCounter.Close): call by call the same sequence of instruction
+// addresses (emu.PCTrace), and in all the same instructions, loads and
+// stores. It returns the count and the first call's trace.
+func sameStream(a, b *harness.Harness, n uint64) (emu.ExactCount, emu.PCTrace, error) {
+	x, tx, err := streamPerCall(a, n)
 	if err != nil {
-		return x, err
+		return x, emu.PCTrace{}, err
 	}
-	y, err := streamPerCall(b, n)
+	y, ty, err := streamPerCall(b, n)
 	if err != nil {
-		return x, err
+		return x, emu.PCTrace{}, err
+	}
+	for i := range tx {
+		if tx[i] != ty[i] || tx[i].Count == 0 {
+			return x, tx[0], fmt.Errorf("%s: the raw run is not the traced call's stream: call %d executed %d instructions (PC trace hash %#x) hooked, %d (%#x) raw", a.Arch.Name, i+1, tx[i].Count, tx[i].Hash, ty[i].Count, ty[i].Hash)
+		}
 	}
 	if x != y || x.Instructions == 0 {
-		return x, fmt.Errorf("%s: the raw run is not the traced call's stream: hooked %+v, raw %+v per %d calls", a.Arch.Name, x, y, n)
+		return x, tx[0], fmt.Errorf("%s: the raw run is not the traced call's stream: hooked %+v, raw %+v per %d calls", a.Arch.Name, x, y, n)
 	}
-	return x, nil
+	return x, tx[0], nil
 }
 
 // streamPerCall counts, with emu's per-instruction counter over the text
-// and the host stubs, what n fast-driver calls of add execute.
-func streamPerCall(h *harness.Harness, n uint64) (emu.ExactCount, error) {
+// and the host stubs, what n fast-driver calls of add execute, one call
+// per run so that each call's PC trace is its own.
+func streamPerCall(h *harness.Harness, n uint64) (emu.ExactCount, []emu.PCTrace, error) {
 	mm := h.Arch.Memory
 	ec, err := h.M.CountExact(emu.Range{Lo: mm.Text.Base, Hi: mm.Text.End()}, emu.Range{Lo: mm.Stubs.Base, Hi: mm.Stubs.End()})
 	if err != nil {
-		return emu.ExactCount{}, err
+		return emu.ExactCount{}, nil, err
 	}
-	runErr := h.RunFast("add", []uint64{1, 2, 3, 4, 5, 6}, n)
+	var traces []emu.PCTrace
+	var runErr error
+	for range n {
+		ec.ResetPCTrace()
+		if runErr = h.RunFast("add", []uint64{1, 2, 3, 4, 5, 6}, 1); runErr != nil {
+			break
+		}
+		traces = append(traces, ec.PCTrace())
+	}
 	if err := ec.Close(); err != nil {
-		return emu.ExactCount{}, err
+		return emu.ExactCount{}, nil, err
 	}
 	if runErr != nil {
-		return emu.ExactCount{}, runErr
+		return emu.ExactCount{}, nil, runErr
 	}
 	c := ec.Counts()
 	return emu.ExactCount{Instructions: c[0].Instructions + c[1].Instructions, Loads: c[0].Loads + c[1].Loads,
-		Stores: c[0].Stores + c[1].Stores, LoadBytes: c[0].LoadBytes + c[1].LoadBytes, StoreBytes: c[0].StoreBytes + c[1].StoreBytes}, nil
+		Stores: c[0].Stores + c[1].Stores, LoadBytes: c[0].LoadBytes + c[1].LoadBytes, StoreBytes: c[0].StoreBytes + c[1].StoreBytes}, traces, nil
 }

@@ -24,10 +24,19 @@ type Exactness struct {
 	Runs        uint64     `json:"runs"`
 	Emulated    ExactCosts `json:"emulated"`
 	Independent ExactCosts `json:"independent"`
-	// Valgrind is valgrind's instruction count per traced call of the same
-	// code run natively (x86-64 only; nil where there is none). Package
-	// check does not compute it: the caller fills it in.
-	Valgrind *float64 `json:"valgrind"`
+	// Valgrind is valgrind's count per traced call of the same code run
+	// natively (callgrind's Ir, Dr and Dw; x86-64 only, nil where there is
+	// none). Package check does not compute it: the caller fills it in.
+	Valgrind *ValgrindCosts `json:"valgrind"`
+}
+
+// ValgrindCosts are callgrind's instructions, data reads and data writes
+// per traced call (native.ValgrindCost: with the implicit stack accesses
+// of call/ret/push/pop, as the emulated counts).
+type ValgrindCosts struct {
+	Instructions float64 `json:"instructions"`
+	Loads        float64 `json:"loads"`
+	Stores       float64 `json:"stores"`
 }
 
 // ExactCosts are the costs per traced call.
@@ -39,8 +48,10 @@ type ExactCosts struct {
 	StoreBytes   float64 `json:"store_bytes"`
 }
 
-// Equal reports whether the two counts agree; Diff says how they differ.
-func (e Exactness) Equal() bool { return e.Emulated == e.Independent }
+// Equal reports whether the counts agree: the block counters with the
+// per-instruction count, and with valgrind's where there is one; Diff
+// says how they differ.
+func (e Exactness) Equal() bool { return e.Diff() == "" }
 
 // Diff names every figure on which the counts differ ("" when equal).
 func (e Exactness) Diff() string {
@@ -56,6 +67,16 @@ func (e Exactness) Diff() string {
 	add("stores", x.Stores, y.Stores)
 	add("load bytes", x.LoadBytes, y.LoadBytes)
 	add("store bytes", x.StoreBytes, y.StoreBytes)
+	if v := e.Valgrind; v != nil {
+		vg := func(name string, a, b float64) {
+			if a != b {
+				s = append(s, fmt.Sprintf("%s: block counters %g, valgrind %g", name, a, b))
+			}
+		}
+		vg("instructions", x.Instructions, v.Instructions)
+		vg("loads", x.Loads, v.Loads)
+		vg("stores", x.Stores, v.Stores)
+	}
 	return strings.Join(s, "; ")
 }
 

@@ -2,6 +2,8 @@ package check
 
 import (
 	"sort"
+
+	"trampemu/kernel"
 )
 
 // Kind is a finding's kind (the JSON "kind" field).
@@ -31,10 +33,16 @@ const (
 	// Volatile (info): what an exit trampoline does with registers that are
 	// volatile after a return (s390x r3-r5).
 	Volatile Kind = "volatile"
+	// Unwind: a stack walk a modelled user makes (a return probe's
+	// bpf_get_stackid) gives a chain other than the true one.
+	Unwind Kind = "unwind"
+	// Objtool: what the kernel's objtool warns about the trampoline's
+	// object (x86-64); info, error under CONFIG_OBJTOOL_WERROR.
+	Objtool Kind = "objtool"
 )
 
 // Kinds lists every kind, errors first.
-var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, UnusedStore, Volatile}
+var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backchain, Unwind, Objtool, UnusedStore, Volatile}
 
 // Severity of a finding.
 const (
@@ -44,7 +52,7 @@ const (
 
 // Severity returns the severity of a kind.
 func (k Kind) Severity() string {
-	if k == UnusedStore || k == Volatile {
+	if k == UnusedStore || k == Volatile || k == Objtool {
 		return Info
 	}
 	return Error
@@ -104,6 +112,15 @@ type Metrics struct {
 	UnrecoverableInsns int      `json:"unrecoverable_insns"`
 	Unrecoverable      []string `json:"unrecoverable,omitempty"`
 	UnrecoverablePCs   []uint64 `json:"-"`
+	// ORC (x86-64, an image with an ORC table): the boundaries at which
+	// the kernel's ORC unwinder, walking the table objtool generated from
+	// the interrupted registers, did not reach the traced function's
+	// caller and the end of the stack (the driver) without an error
+	// (arch_stack_walk_reliable's verdict), and those instructions. HasORC
+	// says the walks ran (ORC LOST is "-" otherwise).
+	HasORC                bool     `json:"has_orc,omitempty"`
+	ORCUnrecoverableInsns int      `json:"orc_unrecoverable_insns"`
+	ORCUnrecoverable      []string `json:"orc_unrecoverable,omitempty"`
 }
 
 // Result is the outcome for one (variant, workload, scenario).
@@ -125,6 +142,13 @@ type Result struct {
 type Kernel struct {
 	Model  string `json:"model"`
 	Reason string `json:"reason"`
+	// Properties are what the model is made of, each with its evidence.
+	Properties []kernel.Property `json:"properties"`
+	// MakefileVersion is the tree's top Makefile version ("" outside a
+	// tree).
+	MakefileVersion string `json:"makefile_version,omitempty"`
+	// Note says how the file and the Makefile disagree.
+	Note string `json:"note,omitempty"`
 }
 
 // Errors counts the error-severity findings.
@@ -175,8 +199,14 @@ type collector struct {
 // summary are one finding with a count; the message is the summary plus the
 // first occurrence's example (which names the values seen).
 func (c *collector) add(k Kind, slot, reg, summary, example string) {
+	c.addSev(k, k.Severity(), slot, reg, summary, example)
+}
+
+// addSev is add with a severity other than the kind's (objtool warnings
+// under CONFIG_OBJTOOL_WERROR).
+func (c *collector) addSev(k Kind, sev, slot, reg, summary, example string) {
 	key := string(k) + "\x00" + slot + "\x00" + reg + "\x00" + summary
-	if k.Severity() == Error {
+	if sev == Error {
 		c.errs++
 	}
 	if c.byKey == nil {
@@ -190,7 +220,7 @@ func (c *collector) add(k Kind, slot, reg, summary, example string) {
 	if example != "" {
 		msg += " (first seen: " + example + ")"
 	}
-	c.byKey[key] = &Finding{Kind: k, Severity: k.Severity(), Slot: slot, Register: reg, Message: msg, Count: 1, Summary: summary}
+	c.byKey[key] = &Finding{Kind: k, Severity: sev, Slot: slot, Register: reg, Message: msg, Count: 1, Summary: summary}
 	c.order = append(c.order, key)
 }
 

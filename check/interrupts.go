@@ -43,8 +43,17 @@ func (z *analyzer) interruptedInvocation(inv *harness.Invocation) int {
 		z.col.add(Stack, "", z.reg(z.a.SP), fmt.Sprintf("sp not %d-byte aligned inside %s", al, z.roleName()),
 			fmt.Sprintf("before %s (%s): sp = entry sp %+d", z.where(pc), z.insnText(pc), int64(inv.Interrupt.SP-inv.Before[z.a.SP])))
 	}
-	if ra, ok := z.callerReturn(inv); ok && !slices.Contains(inv.Interrupt.Found, ra) {
+	ra, ok := z.callerReturn(inv)
+	if ok && !slices.Contains(inv.Interrupt.Found, ra) {
 		z.unrecoverable[pc] = true
+	}
+	if w := inv.Interrupt.ORC; w != nil && ok {
+		z.orcRan = true
+		if why := orcVerdict(w, ra); why != "" {
+			if _, seen := z.orcLost[pc]; !seen {
+				z.orcLost[pc] = why
+			}
+		}
 	}
 	main := z.col
 	z.col = collector{}
@@ -147,4 +156,35 @@ func (z *analyzer) unwindMetrics(m *Metrics, u asm.Unit) {
 		m.Unrecoverable = append(m.Unrecoverable, z.where(pc))
 	}
 	m.UnrecoverablePCs = pcs
+	m.HasORC = z.orcRan
+	var orc []uint64
+	for pc := range z.orcLost {
+		if u.Contains(pc) {
+			orc = append(orc, pc)
+		}
+	}
+	slices.Sort(orc)
+	m.ORCUnrecoverableInsns = len(orc)
+	for _, pc := range orc {
+		m.ORCUnrecoverable = append(m.ORCUnrecoverable, z.where(pc))
+	}
+}
+
+// orcVerdict says why an ORC walk from an interrupt loses the traced
+// function's caller ra ("" when it does not): ra not in the chain, the
+// walk unreliable (state->error), or it never reached the end of the
+// stack.
+func orcVerdict(w *harness.ORCWalk, ra uint64) string {
+	switch {
+	case !slices.Contains(w.IPs[min(1, len(w.IPs)):], ra):
+		if w.Err != "" {
+			return "caller not found: " + w.Err
+		}
+		return "caller not found"
+	case w.Err != "":
+		return "unreliable: " + w.Err
+	case !w.Done:
+		return "did not reach the end of the stack"
+	}
+	return ""
 }

@@ -11,6 +11,12 @@ static void tm_exact_code(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 		return;
 	e->cur = -1;
 	e->ni[0] = e->ni[1] = 0;
+	// FNV-1a over the address's 8 bytes, low byte first.
+	for (int b = 0; b < 8; b++) {
+		e->pc_hash ^= (addr >> (8 * b)) & 0xff;
+		e->pc_hash *= TM_FNV_PRIME;
+	}
+	e->pc_count++;
 	for (int i = 0; i < e->n; i++) {
 		if (addr >= e->lo[i] && addr < e->hi[i]) {
 			e->cur = i;
@@ -79,6 +85,7 @@ tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_
 	e->skip_lo = m->host_hi;
 	e->skip_hi = m->stub_hi;
 	e->cur = -1;
+	tm_exact_reset_trace(e);
 	for (int i = 0; i < n; i++) {
 		e->lo[i] = lo[i];
 		e->hi[i] = hi[i];
@@ -110,6 +117,11 @@ uc_err tm_exact_stop(tm_exact *e) {
 }
 
 void tm_exact_free(tm_exact *e) { free(e); }
+
+void tm_exact_reset_trace(tm_exact *e) {
+	e->pc_hash = TM_FNV_OFFSET;
+	e->pc_count = 0;
+}
 
 // tm_raw_begin removes the block hook (unless keep_blocks) and the
 // host-function hook (the host stubs are then the plain return

@@ -99,6 +99,32 @@ func (e *ExactCounter) Counts() []ExactCount {
 	return out
 }
 
+// PCTrace is the executed instructions' addresses since CountExact or the
+// last ResetPCTrace: their number and a 64-bit FNV-1a hash of the
+// sequence (each address's 8 bytes, low byte first), computed in the C
+// code hook, so no Go code runs per instruction. Two runs with equal
+// traces executed the same instructions in the same order (up to a hash
+// collision). Zero after Close.
+type PCTrace struct {
+	Count uint64 `json:"count"`
+	Hash  uint64 `json:"hash"`
+}
+
+// PCTrace returns the trace so far.
+func (e *ExactCounter) PCTrace() PCTrace {
+	if e.c == nil {
+		return PCTrace{}
+	}
+	return PCTrace{Count: uint64(e.c.pc_count), Hash: uint64(e.c.pc_hash)}
+}
+
+// ResetPCTrace starts a new trace (the counts go on).
+func (e *ExactCounter) ResetPCTrace() {
+	if e.c != nil {
+		C.tm_exact_reset_trace(e.c)
+	}
+}
+
 // Close removes the hooks (when the machine is still open) and frees the
 // C side; the counts stay readable. Unicorn drops a deleted hook only when
 // a run ends, so code translated before then still dispatches hooks (and

@@ -27,8 +27,17 @@ typedef struct tm_exact {
 	uint64_t ilo[2][TM_EXACT_SPANS], ihi[2][TM_EXACT_SPANS];
 	int ni[2];
 	tm_exact_count counts[TM_EXACT_RANGES];
+	// pc_hash: FNV-1a (64-bit) over the address of every instruction
+	// executed, in order, in or out of the ranges: the PC trace, hashed
+	// here so that no Go code runs per instruction; pc_count its length.
+	uint64_t pc_hash, pc_count;
 	uc_hook h_code, h_mem;
 } tm_exact;
+
+#define TM_FNV_OFFSET 0xcbf29ce484222325ULL
+#define TM_FNV_PRIME 0x100000001b3ULL
+
+void tm_exact_reset_trace(tm_exact *e);
 
 tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_err *err);
 uc_err tm_exact_stop(tm_exact *e);

@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"testing"
 
 	"trampemu/asm"
@@ -83,10 +85,26 @@ func TestExactCounterCountsByHand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The PC trace of one call is the straight-line listing from
+			// exact_start to exact_end, hashed here independently of the
+			// C hook (hash/fnv over the addresses).
+			insns, err := asm.Listing(m.Image, asm.ForImage(m.Image), lo, hi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := fnv.New64a()
+			for _, in := range insns {
+				h.Write(binary.LittleEndian.AppendUint64(nil, in.Addr))
+			}
+			wantTrace := PCTrace{Count: uint64(len(insns)), Hash: h.Sum64()}
 			const runs = 3
 			for i := 0; i < runs; i++ {
+				ec.ResetPCTrace()
 				if err := m.Call(lo, sym(t, m, "done"), stackTop(a), []uint64{7}, RunOptions{}); err != nil {
 					t.Fatal(err)
+				}
+				if got := ec.PCTrace(); got != wantTrace {
+					t.Errorf("call %d: PC trace %+v, want %+v (the %d instructions of the listing)", i, got, wantTrace, len(insns))
 				}
 			}
 			if err := ec.Close(); err != nil {

@@ -84,6 +84,13 @@ type ArchOps struct {
 	// ftrace_return_to_handler compares it with the one it is given
 	// (include/linux/ftrace.h, kernel/trace/fgraph.c v6.11+).
 	GraphFPTest bool
+	// KprobesOnFtrace is HAVE_KPROBES_ON_FTRACE: a kprobe on a function's
+	// ftrace site runs as an ftrace_ops callback (kprobe_ftrace_handler),
+	// so an error injection (kernel/fail_function.c) or bpf_override_return
+	// redirects the traced call from inside the entry trampoline. Without
+	// it the arch refuses a kprobe on an ftrace location
+	// (kernel/kprobes.c check_ftrace_location: -EINVAL).
+	KprobesOnFtrace bool
 	// FprobeMergedPattern is FPROBE_HEADER_MSB_PATTERN of the merged fprobe
 	// header (kernel/trace/fprobe.c, v6.14+) on the arch.
 	FprobeMergedPattern uint64

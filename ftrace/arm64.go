@@ -56,8 +56,10 @@ var arm64Ops = &ArchOps{
 	GraphFPTest:    true,
 	PrepareRetp:    func(_, fp uint64) uint64 { return fp },
 	CallOpsLiteral: ARM64CallOpsLiteral,
-	PartialRegs:    arm64PartialRegs,
-	UserMode:       arm64UserMode,
+	// arch/arm64/Kconfig selects no HAVE_KPROBES_ON_FTRACE (v5.5-v6.19).
+	KprobesOnFtrace: false,
+	PartialRegs:     arm64PartialRegs,
+	UserMode:        arm64UserMode,
 	// Kernel addresses are in the top half (the linear map from
 	// 0xffff000000000000, arch/arm64/include/asm/memory.h): top nibble 0xf,
 	// FPROBE_HEADER_MSB_PATTERN 0xf << 60 as on x86-64

@@ -36,6 +36,8 @@ var s390Ops = &ArchOps{
 	},
 	GraphOldLen: 4,
 	GraphFunc:   s390GraphFunc,
+	// arch/s390/Kconfig: select HAVE_KPROBES_ON_FTRACE (v5.14+; the v4.x entry variants have no full regs for it anyway).
+	KprobesOnFtrace: true,
 	// struct ftrace_regs is a pt_regs (arch/s390/include/asm/ftrace.h,
 	// v6.14): ftrace_partial_regs hands it over as it is.
 	PartialRegs: ptRegsInFregs,

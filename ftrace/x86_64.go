@@ -35,8 +35,10 @@ var x86Ops = &ArchOps{
 	},
 	GraphOldLen: 5,
 	GraphFunc:   x86GraphFunc,
-	PartialRegs: ptRegsInFregs,
-	UserMode:    x86UserMode,
+	// arch/x86/Kconfig: select HAVE_KPROBES_ON_FTRACE (v4.0+).
+	KprobesOnFtrace: true,
+	PartialRegs:     ptRegsInFregs,
+	UserMode:        x86UserMode,
 	// Kernel addresses are in the top half: top nibble 0xf.
 	FprobeMergedPattern: 0xf << headerSizeShift,
 	FprobeV17Encodable:  true,

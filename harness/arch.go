@@ -16,6 +16,13 @@ import (
 type harnessArch struct {
 	// unwind is the arch's stack-unwinder rule for the interrupt model.
 	unwind unwinder
+	// retWalk, when set, is the perf stack walk of a return probe from
+	// pt (ftrace_partial_regs of the exit's ftrace_regs) in the run inv,
+	// with the chain it must give (bpf-ret user).
+	retWalk func(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk
+	// retRegs, when set, is what the arch's arch_ftrace_partial_regs
+	// writes into a return probe's regs (x86-64 v6.19: cs).
+	retRegs func(pt *regs.Frame)
 	// prepareABI is the prepare_ftrace_return form of the registry
 	// variants' era.
 	prepareABI ftrace.PrepareABI

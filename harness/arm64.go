@@ -39,6 +39,7 @@ func init() {
 		// callee_saved sums x..10x in x19-x28.
 		calleeSavedSum: 55,
 		chain:          arm64FrameRecords,
+		retWalk:        arm64RetWalk,
 		driverFrame: func(h *Harness) {
 			r := arm64DriverRecord(h)
 			h.M.WriteWord(r, 0)
@@ -115,4 +116,31 @@ func arm64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile
 		fp = next
 	}
 	return out, loads
+}
+
+// arm64RetWalk is bpf_get_stackid from a return probe on arm64
+// (perf_callchain_kernel -> arch_stack_walk with regs,
+// arch/arm64/kernel/stacktrace.c v6.x: kunwind_init_from_regs takes pc =
+// regs->pc and fp = regs->regs[29], then the frame records, as
+// arm64Found walks them) from ftrace_partial_regs of return_to_handler's
+// ftrace_regs. The true chain is the same walk from the real return
+// address and the x29 the traced function's caller had when the traced
+// function returned (the exit trampoline's entry registers). A tail
+// call's return into return_to_handler itself has no true chain (Want
+// empty).
+func arm64RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
+	a := h.Arch
+	const maxDepth = 127 // PERF_MAX_STACK_DEPTH, include/uapi/linux/perf_event.h
+	acc := pt.Layout.Accessors
+	pc, _ := pt.Get(acc.IP)
+	fp, _ := pt.Get(acc.FP)
+	var r regs.RegFile
+	r[a.PC], r[a.FP] = pc, fp
+	w := StackWalk{Got: arm64Found(h, inv, &r, nil)}
+	if pc != h.rth {
+		r[a.FP] = inv.Before[a.FP]
+		w.Want = arm64Found(h, inv, &r, nil)
+	}
+	w.Got, w.Want = w.Got[:min(len(w.Got), maxDepth)], w.Want[:min(len(w.Want), maxDepth)]
+	return w
 }

@@ -72,3 +72,63 @@ func (h *Harness) poisonScratch(buf *regs.Frame) {
 	}
 	h.scratchLo, h.scratchHi = lo, hi
 }
+
+// StackWalk is one stack walk a modelled user made: the chain of return
+// addresses it reported (Got, as perf stores them: the regs' ip first),
+// the true chain (Want: the traced function's caller, its callers up to
+// the driver), and the unwinder's error, if it set one.
+type StackWalk struct {
+	User string
+	Func uint64 // the traced function whose return was probed
+	Got  []uint64
+	Want []uint64
+	Err  string
+}
+
+// BPFRetUser is the name of the bpf-ret user's fgraph ops.
+const BPFRetUser = "bpf-ret"
+
+// installBPFRet registers the return side of a BPF kprobe_multi program
+// (kprobe_multi_link_exit_handler, kernel/trace/bpf_trace.c v6.14+,
+// through an fprobe exit handler on fgraph): an fgraph user whose
+// retfunc gets the exit's ftrace_regs (return_to_handler's, after
+// ftrace_return_to_handler set its ip to the real return address),
+// takes ftrace_partial_regs of it and walks the stack as
+// bpf_get_stackid's perf_callchain_kernel does, with the arch's unwinder
+// (harnessArch.retWalk). An exit ABI without ftrace_regs (<= v6.13)
+// gives the program nothing to run on: no walk. An arch without the hook
+// has no walk either (not modelled).
+func (h *Harness) installBPFRet() error {
+	k := h.K
+	return k.Graph.Register(&ftrace.GraphOps{Name: BPFRetUser,
+		EntryFunc: func(*ftrace.Graph, *ftrace.GraphEnt, *ftrace.GraphOps, *regs.Frame) bool { return true },
+		RetFunc: func(_ *ftrace.Graph, trace *ftrace.GraphRet, _ *ftrace.GraphOps, f *regs.Frame) {
+			inv := h.inv
+			if f == nil || inv == nil || h.hooks.retWalk == nil {
+				return
+			}
+			// ftrace_partial_regs' copy (arm64: every slot, whether the
+			// exit wrote it or not) reads nothing of meaning; the walk's
+			// reads that follow are the user's and are observed.
+			quiet := *f
+			quiet.Obs = nil
+			pt, err := k.PartialRegs(&quiet, true)
+			if err != nil {
+				return
+			}
+			if pt == &quiet {
+				pt = f // in place (x86-64, s390x): perf reads the trampoline's frame
+			}
+			prev := pt.Swap(BPFRetUser)
+			defer pt.Swap(prev)
+			if h.hooks.retRegs != nil {
+				h.hooks.retRegs(pt)
+			}
+			if user, err := k.UserMode(pt); err != nil || user {
+				return // get_perf_callchain: no kernel stack
+			}
+			w := h.hooks.retWalk(h, inv, pt)
+			w.User, w.Func = BPFRetUser, trace.Func
+			inv.StackWalks = append(inv.StackWalks, w)
+		}})
+}

@@ -8,6 +8,7 @@ import (
 
 	"trampemu/asm"
 	"trampemu/ftrace"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -57,6 +58,24 @@ type Setup struct {
 	Arch  *regs.Arch
 	Entry Tramp
 	Exit  Tramp
+	// Layout, when not nil, places the code for timing (package native);
+	// nil: the emulator's layout.
+	Layout *Layout
+}
+
+// Layout is how the native runner places the code: functions aligned as
+// the kernel aligns them, and every unit at a fixed offset within its
+// cache line, the trampolines' offsets chosen (the layout-shift
+// experiment: a difference between two exits that changes with their
+// offset is the layout's, not the code's).
+type Layout struct {
+	// FunctionAlign is CONFIG_FUNCTION_ALIGNMENT (the arch prelude's
+	// __ALIGN uses it); 0: the prelude's default.
+	FunctionAlign int
+	// Line is the cache line size (0: 64); Offset the entry's and the
+	// exit's offset within theirs (the other units start on a line).
+	Line   int
+	Offset map[trampolines.Role]int
 }
 
 // Build assembles and links the pairing with the runtime (data.S and
@@ -85,6 +104,18 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		return nil, err
 	}
 	opt := asm.Options{Arch: a, HostFuncs: HostFuncs}
+	if l := s.Layout; l != nil {
+		opt.UnitLine, opt.UnitOffset = l.Line, map[string]int{}
+		if opt.UnitLine <= 0 {
+			opt.UnitLine = 64
+		}
+		for r, off := range l.Offset {
+			opt.UnitOffset[string(r)] = off
+		}
+		if l.FunctionAlign > 0 {
+			opt.Defines = map[string]string{"CONFIG_FUNCTION_ALIGNMENT": fmt.Sprint(l.FunctionAlign)}
+		}
+	}
 	// Each trampoline is preprocessed with its own headers and folders
 	// only: an entry's header never meets the exit's header of the same
 	// name (a user's copy of a registry file with an edited header, paired
@@ -113,11 +144,27 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	return im, s.validate(im)
 }
 
+// objtoolNonStandardFP: the trampoline's kernel file is not given to
+// objtool in a frame-pointer build (a registry variant's flag; a file's
+// model ending before v5.12, arch/x86/kernel/Makefile:
+// OBJECT_FILES_NON_STANDARD_ftrace_$(BITS).o under CONFIG_FRAME_POINTER).
+func (t Tramp) objtoolNonStandardFP() bool {
+	if t.Variant != nil {
+		return t.Variant.ObjtoolNonStandardFP
+	}
+	if t.Model != nil && t.Model.Model != nil {
+		to := t.Model.Model.To
+		return to != (kernel.Version{}) && (to.Major < 5 || to.Major == 5 && to.Minor < 12)
+	}
+	return false
+}
+
 // ownSource is the trampoline's source with its headers and include
 // folders scoped to it (asm.Source.Headers, IncludeDirs); the Tramp's win
 // over those the source already names.
 func (t Tramp) ownSource() asm.Source {
 	src := t.Source
+	src.ObjtoolNonStandardFP = t.objtoolNonStandardFP()
 	if len(t.Headers) > 0 {
 		hdrs := make(map[string][]byte, len(src.Headers)+len(t.Headers))
 		for k, v := range src.Headers {

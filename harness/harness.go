@@ -9,6 +9,7 @@ import (
 	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
+	"trampemu/unwind"
 )
 
 // Options configure a Harness.
@@ -107,8 +108,11 @@ type Harness struct {
 	probing       int // invocations left to probe (-1: all)
 	probesStopped bool
 	lateOps       []*ftrace.Ops // registered by Enable after the graph path
-	unwind        unwinder      // the arch's unwinder rule (interrupts on)
-	hooks         *harnessArch  // the arch's hooks (arch.go)
+	invCall       *Call         // the call the current invocation belongs to
+	orcTable      *unwind.Table // the image's ORC table (x86-64), parsed at the first walk
+	orcErr        error
+	unwind        unwinder     // the arch's unwinder rule (interrupts on)
+	hooks         *harnessArch // the arch's hooks (arch.go)
 
 	// scratchLo, scratchHi bound a C-side buffer poisoned before each use
 	// (the BPF user's ftrace_partial_regs copy, bpf.go): a read of a word

@@ -16,8 +16,12 @@ import (
 
 // FileOptions choose how a kernel file is built and judged.
 type FileOptions struct {
-	// Kernel is the model; nil: found from the file (kernel.Detect).
+	// Kernel is the model (--kernel: it forces every property); nil: found
+	// from the file (kernel.Resolve).
 	Kernel *kernel.Choice
+	// Makefile is the version of the tree's top Makefile (zero: no tree):
+	// what the file does not decide comes from it.
+	Makefile kernel.Version
 	// Config replaces the model's distribution defaults (a .config).
 	Config kernel.Config
 	// Options are -D / -U on top.
@@ -37,6 +41,9 @@ type FileFlags struct {
 	Config string   `json:"config,omitempty"`
 	Define []string `json:"define,omitempty"`
 	Undef  []string `json:"undef,omitempty"`
+	// Makefile is the tree's Makefile version a file of a tree was judged
+	// in (not a flag: a child process judges the file as its parent did).
+	Makefile string `json:"makefile,omitempty"`
 }
 
 // Used reports whether any choice is made.
@@ -58,6 +65,13 @@ func (ff FileFlags) Options(a *regs.Arch) (FileOptions, error) {
 			return o, fmt.Errorf("--kernel: %w", err)
 		}
 		o.Kernel = &c
+	}
+	if ff.Makefile != "" {
+		v, err := kernel.ParseVersion(ff.Makefile)
+		if err != nil {
+			return o, fmt.Errorf("the tree's Makefile version: %w", err)
+		}
+		o.Makefile = v
 	}
 	if ff.Config != "" {
 		c, err := kernel.ReadConfig(ff.Config)
@@ -138,7 +152,8 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	}
 	if o.Kernel != nil {
 		f.Choice = *o.Kernel
-	} else if f.Choice, err = kernel.Detect(a.Name, text); err != nil {
+		f.Choice.Properties = kernel.WithFileEvidence(a.Name, f.Name, text, f.Choice.Properties)
+	} else if f.Choice, err = kernel.Resolve(a.Name, f.Name, text, o.Makefile); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if f.Config, err = FileConfig(f.Choice.Model, o); err != nil {

@@ -111,6 +111,10 @@ type Invocation struct {
 	// IPMods are the redirects ip-modifying users (live patch, error
 	// injection) made in this invocation.
 	IPMods []IPMod
+	// StackWalks are the stack walks modelled users made in this run (the
+	// bpf-ret user's bpf_get_stackid at a return), each with the chain
+	// the walk must give.
+	StackWalks []StackWalk
 	// Interrupted says the interrupt model interrupted this run
 	// (Options.Interrupts); Interrupt is what it saw.
 	Interrupted bool
@@ -298,9 +302,9 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
 	inv.WantLink, inv.HasLink = 0, false
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
-	inv.IPMods = inv.IPMods[:0]
+	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
-	inv.Interrupt.Caller, inv.BelowEntry = 0, 0
+	inv.Interrupt.Caller, inv.Interrupt.ORC, inv.BelowEntry = 0, nil, 0
 	inv.Accesses, inv.Overflow, inv.Probed, inv.WrongTransfer = inv.Accesses[:0], false, false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}
@@ -366,7 +370,11 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 		inv.WantPC = inv.EntryRet
 	}
 	h.inv = inv
-	if c := h.callOf(ev.Tag); c != nil {
+	h.invCall = h.callOf(ev.Tag)
+	if c := h.invCall; c != nil {
+		if len(c.Invocations) == 0 {
+			c.marks = h.K.Graph.Marks()
+		}
 		c.Invocations = append(c.Invocations, inv)
 	}
 }
@@ -387,7 +395,10 @@ func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 	}
 	inv.After, inv.Left, inv.LeavePC = ev.Regs, true, ev.PC
 	copyAbove(inv.AboveAfter, ev.Above)
-	h.inv = nil
+	if c := h.invCall; c != nil && c.marks != nil {
+		c.ends = h.K.Graph.Currs(c.ends[:0])
+	}
+	h.inv, h.invCall = nil, nil
 	h.lastLeft = inv
 }
 

@@ -48,6 +48,8 @@ func fill(t *testing.T, v reflect.Value) {
 			f.SetString("x")
 		case reflect.Array:
 			f.Index(0).SetUint(7)
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
 		default:
 			t.Fatalf("field %s: kind %s not covered by this test", v.Type().Field(i).Name, f.Kind())
 		}

@@ -121,7 +121,7 @@ func modelMismatch(a *regs.Arch, t Tramp, err error) error {
 	chosen := t.Model.Model
 	why := "its CONFIG options build code of the file that the model's kernel does not patch this way (another #ifdef branch, such as the -pg/_mcount one, or a file of another era)"
 	fix := "choose the model of the file's kernel version with --kernel vX.Y (trampemu list --config lists the models)"
-	if c, derr := kernel.Detect(a.Name, t.Source.Text); derr == nil && c.Model != chosen {
+	if c, derr := kernel.Detect(a.Name, t.Source.Text); derr == nil && c.Model.Name != chosen.Name {
 		if strings.HasPrefix(t.Model.Reason, "--kernel") {
 			fix = fmt.Sprintf("drop --kernel to use the model found from the file (%s), or give --kernel %s", c.Model.Name, c.Model.From)
 		} else {

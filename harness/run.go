@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"trampemu/emu"
+	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -28,6 +29,15 @@ type Call struct {
 	ReplacementWant []uint64
 	// Invocations are the trampoline runs during the call (checks on).
 	Invocations []*Invocation
+	// Shadow lists, for a finished call with checks on, every task whose
+	// function-graph shadow stack the call did not leave where it found
+	// it: at the end of its last invocation curr_ret_stack differs from
+	// where it stood as its first began (a frame left behind, or one
+	// popped twice). Empty when balanced.
+	Shadow []ftrace.Unbalanced
+
+	marks []ftrace.Mark // the tasks' shadow stacks as the first invocation began
+	ends  []int         // their curr_ret_stack as the last invocation ended
 }
 
 // Canaries returns a register file of recognisable random values: the
@@ -221,6 +231,11 @@ func (h *Harness) Recycle(b *Batch) {
 // done hands a finished (or cut short) call to RunBatch's batch or OnCall
 // (and then recycles its invocations).
 func (h *Harness) done(c *Call) {
+	c.Shadow = nil
+	if c.Done && c.marks != nil && c.ends != nil {
+		c.Shadow = h.K.Graph.Balance(c.marks, c.ends)
+	}
+	c.marks, c.ends = nil, nil
 	if h.collecting {
 		h.collected = append(h.collected, c)
 		return

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+
 	"trampemu/ftrace"
 	"trampemu/regs"
 )
@@ -34,6 +36,7 @@ func init() {
 		// callee_saved sums x..8x in r6-r13.
 		calleeSavedSum: 36,
 		chain:          s390Backchain,
+		retWalk:        s390RetWalk,
 		// brasl %r0: r0 = ip+6.
 		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[0] },
 		linkSlot: "gprs[14]",
@@ -96,4 +99,80 @@ func s390Backchain(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([
 		sp = next
 	}
 	return out, loads
+}
+
+// s390Unwind is arch_stack_walk from regs with the back-chain unwinder
+// (arch/s390/kernel/unwind_bc.c, v6.x; read at lordspline/linux@3c73a8d36e91):
+// the first ip is regs->psw.addr, sp regs->gprs[15]; the first step, with
+// regs, takes the r14 saved in that frame (gprs[8] of struct stack_frame,
+// __SF_GPRS + 8*8 with the packed stack) unless it is the ip already
+// (then it goes on as without regs); every later step follows the back
+// chain (__SF_BACKCHAIN) and takes the older frame's saved r14. Each ip
+// goes through unwind_recover_ret_addr (ftrace_graph_ret_addr with the
+// frame's sp as retp, the sp the graph entry files a return under). A
+// zero back chain ends the walk (the driver's frame; the kernel then looks
+// for the final pt_regs, which the guest stack does not have); an sp not
+// 8-byte aligned or off the task stack is an error.
+func s390Unwind(h *Harness, ip, sp uint64, max int) (out []uint64, err string) {
+	a := h.Arch
+	word := func(addr uint64) (uint64, bool) {
+		if !a.Memory.Stack.Contains(addr) || !a.Memory.Stack.Contains(addr+7) {
+			return 0, false
+		}
+		return h.M.ReadWord(addr), true
+	}
+	idx := 0
+	recover := func(ip, sp uint64) uint64 { return h.K.Graph.RetAddr(&idx, ip, sp) }
+	cur := recover(ip, sp)
+	out = append(out, cur)
+	regs1 := true
+	for len(out) < max {
+		var nip uint64
+		if regs1 {
+			regs1 = false
+			r14, ok := word(sp + regs.S390SFGprs + 8*8)
+			if ok && cur != recover(r14, sp) {
+				cur = recover(r14, sp)
+				out = append(out, cur)
+				continue
+			}
+		}
+		next, ok := word(sp + regs.S390SFBackchain)
+		if !ok {
+			return out, fmt.Sprintf("back chain at %#x off the stack", sp+regs.S390SFBackchain)
+		}
+		if next == 0 {
+			return out, ""
+		}
+		if next%8 != 0 {
+			return out, fmt.Sprintf("back chain %#x not 8-byte aligned", next)
+		}
+		nip, ok = word(next + regs.S390SFGprs + 8*8)
+		if !ok {
+			return out, fmt.Sprintf("frame %#x off the stack", next)
+		}
+		sp = next
+		cur = recover(nip, sp)
+		out = append(out, cur)
+	}
+	return out, ""
+}
+
+// s390RetWalk is bpf_get_stackid from a return probe on s390x
+// (perf_callchain_kernel -> arch_stack_walk(..., regs),
+// arch/s390/kernel/perf_event.c) from ftrace_partial_regs of
+// return_to_handler's ftrace_regs (a pt_regs): psw.addr and gprs[15]. The
+// true chain is the same walk from the real return address and the r15
+// the caller had when the traced function returned.
+func s390RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
+	const maxDepth = 127 // PERF_MAX_STACK_DEPTH, include/uapi/linux/perf_event.h
+	acc := pt.Layout.Accessors
+	ip, _ := pt.Get(acc.IP)
+	sp, _ := pt.Get(acc.SP)
+	var w StackWalk
+	w.Got, w.Err = s390Unwind(h, ip, sp, maxDepth)
+	if ip != h.rth {
+		w.Want, _ = s390Unwind(h, ip, inv.Before[h.Arch.SP], maxDepth)
+	}
+	return w
 }

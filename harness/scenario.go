@@ -47,6 +47,12 @@ type UserSet struct {
 	// fix of it (arm64: before fd2f74f8f3d3, which is in v6.18 and
 	// 6.17-stable; no difference on x86-64 and s390x).
 	BPF, PartialRegsPreFix bool
+	// BPFRet registers a kretprobe_multi-style BPF program (an fprobe exit
+	// handler on fgraph, kernel/trace/fprobe.c v6.14+): at each traced
+	// function's return, ftrace_partial_regs of the exit's ftrace_regs,
+	// then bpf_get_stackid's perf stack walk with the arch's unwinder
+	// (bpf.go, Invocation.StackWalks).
+	BPFRet bool
 }
 
 // UserSets are the built-in user sets; "default" is what check runs.
@@ -77,6 +83,8 @@ var UserSets = []UserSet{
 	// merged s390x ftrace_caller fail the default check.
 	{Name: "bpf", Doc: "a BPF kprobe_multi program calling bpf_get_stackid: ftrace_partial_regs (after arm64's pstate fix fd2f74f8f3d3, v6.18/6.17-stable), user_mode, the ip, sp and frame pointer perf's stack walk reads",
 		BPF: true},
+	{Name: "bpf-ret", Doc: "a BPF kretprobe_multi program calling bpf_get_stackid at every traced return: ftrace_partial_regs of the exit's ftrace_regs, then perf's kernel stack walk with the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records), which must give the true chain",
+		BPFRet: true},
 	{Name: "bpf-prefix", Doc: "bpf with ftrace_partial_regs as released in v6.14-v6.17 (arm64 leaves pstate unset: bpf_get_stackid's -EFAULT)",
 		BPF: true, PartialRegsPreFix: true},
 }
@@ -221,16 +229,25 @@ func (h *Harness) Install(s UserSet) error {
 			return err
 		}
 	}
-	if s.Override && !h.Setup.Entry.NoFullRegs() {
-		// No kprobes on ftrace before arch_ftrace_get_regs: no error
-		// injection through the entry trampoline (a file answers from its
-		// kernel model).
+	if s.Override && !h.Setup.Entry.NoFullRegs() && ftrace.MustOps(h.Arch).KprobesOnFtrace {
+		// No kprobes on ftrace before arch_ftrace_get_regs, nor on an arch
+		// without HAVE_KPROBES_ON_FTRACE (arm64): no error injection
+		// through the entry trampoline (a file answers from its kernel
+		// model).
 		if err := h.installOverride(); err != nil {
 			return err
 		}
 	}
 	if s.BPF {
 		if err := h.installBPF(!s.PartialRegsPreFix); err != nil {
+			return err
+		}
+	}
+	if s.BPFRet {
+		if h.hooks.retWalk == nil {
+			return fmt.Errorf("scenario %s: no return-probe stack walk is modelled on %s : use another scenario", s.Name, h.Arch.Name)
+		}
+		if err := h.installBPFRet(); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,21 @@ type Interrupt struct {
 	// the shadow stack says it stands for. 0 for exit runs (the check
 	// takes ftrace_return_to_handler's answer).
 	Caller uint64
+	// ORC is set where the arch's unwinder reads a table the kernel's
+	// objtool generated for the image (x86-64): the walk of
+	// arch/x86/kernel/unwind_orc.c from the interrupted registers.
+	ORC *ORCWalk
+}
+
+// ORCWalk is one ORC stack walk from an interrupt: the ips it reports (the
+// interrupted ip first, each return address already through
+// ftrace_graph_ret_addr as the unwinder passes it), whether it reached the
+// end of the stack (the driver's UNWIND_HINT_END_OF_STACK), and the error
+// that made it unreliable (arch_stack_walk_reliable's -EINVAL).
+type ORCWalk struct {
+	IPs  []uint64
+	Done bool
+	Err  string
 }
 
 // unwinder is one arch's stack-unwinder rule: which return addresses it
@@ -42,6 +57,9 @@ type unwinder struct {
 	// address as the run began and the retp the shadow stack files it
 	// under.
 	caller func(h *Harness, inv *Invocation) (ra, retp uint64)
+	// orc, when set, walks the stack with the ORC table of the image
+	// from the interrupted registers r (nil when the image has no table).
+	orc func(h *Harness, inv *Invocation, r *regs.RegFile) *ORCWalk
 }
 
 // armInterrupts turns on the interrupt model for the role's trampoline.
@@ -74,6 +92,10 @@ func (h *Harness) onInterrupt(m *emu.Machine, pc uint64) error {
 	inv.Interrupted = true
 	inv.Interrupt.PC, inv.Interrupt.SP = pc, r[h.Arch.SP]
 	inv.Interrupt.Found = h.unwind.found(h, inv, &r, inv.Interrupt.Found[:0])
+	inv.Interrupt.ORC = nil
+	if h.unwind.orc != nil {
+		inv.Interrupt.ORC = h.unwind.orc(h, inv, &r)
+	}
 	inv.Interrupt.Caller = 0
 	if inv.Role == trampolines.Entry {
 		ra, retp := h.unwind.caller(h, inv)

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"fmt"
 	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/regs"
 	"trampemu/trampolines"
+	"trampemu/unwind"
 )
 
 // x86-64 interrupts and unwinding.
@@ -35,7 +37,9 @@ import (
 // is not unwound by ORC at all).
 func init() {
 	harnessArches[regs.X86_64.Name] = &harnessArch{
-		unwind: unwinder{found: x86Found, caller: x86Caller},
+		unwind:  unwinder{found: x86Found, caller: x86Caller, orc: x86ORC},
+		retWalk: x86RetWalk,
+		retRegs: x86PartialRegsExit,
 		// trampolines/x86_64/ftrace_caller_v5.10.S: prepare_ftrace_return(ip,
 		// &parent, frame_pointer), the form up to v5.15 (arch/x86/kernel/ftrace.c).
 		prepareABI: ftrace.PrepareIPParentFP,
@@ -77,4 +81,135 @@ func x86Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint
 		w = inv.BelowEntry
 	}
 	return append(out, h.graphRetAddr(w, slot))
+}
+
+// x86ORC walks the stack as arch/x86/kernel/unwind_orc.c does from the
+// interrupted registers, over the ORC table objtool generated for the
+// image (x86Unwinder). nil when there is no ORC unwinder for the run.
+func x86ORC(h *Harness, inv *Invocation, r *regs.RegFile) *ORCWalk {
+	o := x86Unwinder(h, inv)
+	if o == nil {
+		return nil
+	}
+	a := h.Arch
+	w := o.FromRegs(unwind.Regs{IP: r[a.PC], SP: r[a.SP], BP: x86Reg(a, r, "rbp"), R10: x86Reg(a, r, "r10"),
+		R13: x86Reg(a, r, "r13"), DI: x86Reg(a, r, "rdi"), DX: x86Reg(a, r, "rdx")})
+	out := &ORCWalk{IPs: w.IPs(), Done: w.Done}
+	if w.Err != nil {
+		out.Err = w.Err.Error()
+	}
+	return out
+}
+
+func x86Reg(a *regs.Arch, r *regs.RegFile, name string) uint64 {
+	i, _ := a.Reg(name)
+	return r[i]
+}
+
+// x86Unwinder is the ORC unwinder of the run: the image's table (parsed
+// once per harness), reads of the task stack only (stack_access_ok), and
+// return_to_handler translated through the shadow stack
+// (unwind_recover_ret_addr -> ftrace_graph_ret_addr). nil when the image
+// has no table or the trampoline of the run is a frame-pointer build
+// (CONFIG_FRAME_POINTER: the kernel has the frame-pointer unwinder, and
+// objtool ran --stackval, writing no ORC). As in x86Found, the slot the
+// traced function's ret popped (exit runs), poisoned when the run began,
+// reads as the return_to_handler it held.
+func x86Unwinder(h *Harness, inv *Invocation) *unwind.ORC {
+	t := h.Setup.Entry
+	if inv.Role == trampolines.Exit {
+		t = h.Setup.Exit
+	}
+	if _, fp := t.Source.Defines["CONFIG_FRAME_POINTER"]; fp {
+		return nil
+	}
+	if h.orcTable == nil {
+		if h.orcErr != nil || h.Image.Objtool == nil {
+			return nil
+		}
+		ip, _ := h.Image.SectionNamed(".orc_unwind_ip")
+		orc, _ := h.Image.SectionNamed(".orc_unwind")
+		if len(ip.Data) == 0 {
+			h.orcErr = fmt.Errorf("no ORC table")
+			return nil
+		}
+		t, err := unwind.ImageORC(h.Image.Objtool.Format, unwind.Section{Addr: ip.Addr, Data: ip.Data}, unwind.Section{Addr: orc.Addr, Data: orc.Data})
+		if err != nil {
+			h.orcErr = err
+			return nil
+		}
+		h.orcTable = t
+	}
+	a := h.Arch
+	st := a.Memory.Stack
+	popped := inv.Before[a.SP] - 8
+	read := func(addr uint64) uint64 {
+		w := h.M.ReadWord(addr)
+		if inv.Role == trampolines.Exit && addr == popped && w == emu.Poison(addr) {
+			return inv.BelowEntry
+		}
+		return w
+	}
+	return &unwind.ORC{Table: h.orcTable, Mem: unwind.Mem{Read: read, Lo: st.Base, Hi: st.Base + st.Size},
+		RetAddr: func(idx *int, ip, retp uint64) uint64 { return h.K.Graph.RetAddr(idx, ip, retp) }}
+}
+
+// x86RetWalk is bpf_get_stackid from a return probe (arch/x86/events/
+// core.c perf_callchain_kernel, v6.19): regs->ip is stored first; regs
+// are ftrace_partial_regs of return_to_handler's ftrace_regs, and
+// arch_ftrace_partial_regs clears X86_EFLAGS_FIXED there
+// (arch/x86/include/asm/ftrace.h, 20a0bc10272f, v6.19; before it the flags
+// slot was never written), so perf_hw_regs is false and the walk starts
+// from current, skipping frames until sp > regs->sp (first_frame): here
+// the first guest frame is return_to_handler's own, at its call of
+// ftrace_return_to_handler. The true chain is the real return address
+// (the ip ftrace_return_to_handler put in the regs) and the ORC walk of
+// the caller's frame as the traced function's ret left it (sp and rbp at
+// the exit trampoline's entry).
+func x86RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
+	o := x86Unwinder(h, inv)
+	if o == nil {
+		return StackWalk{Err: "no ORC unwinder (frame-pointer build)"}
+	}
+	a := h.Arch
+	// perf stores at most PERF_MAX_STACK_DEPTH entries
+	// (include/uapi/linux/perf_event.h: 127; bpf_get_stackid's default):
+	// both chains are cut there, from walks that go further.
+	const maxDepth = 127
+	o.MaxFrames = 2 * maxDepth
+	acc := pt.Layout.Accessors
+	ip, _ := pt.Get(acc.IP)
+	first, _ := pt.Get(acc.SP)
+	pt.Get(acc.FP) // perf reads it with the regs (unwind_start copies regs->bp)
+	r := h.M.Regs()
+	gsp := r[a.SP]
+	cur := o.FromCall(h.M.ReadWord(gsp), gsp+8, x86Reg(a, &r, "rbp"))
+	w := StackWalk{Got: []uint64{ip}}
+	i := 0
+	for i < len(cur.Frames) && cur.Frames[i].SP <= first {
+		i++
+	}
+	for _, f := range cur.Frames[i:] {
+		w.Got = append(w.Got, f.IP)
+	}
+	if cur.Err != nil {
+		w.Err = cur.Err.Error()
+	}
+	// A tail call's frame returns to return_to_handler itself (its ret
+	// is the outer hook): no true chain from a real return address to
+	// compare with (Want empty).
+	if ip != h.rth {
+		truth := o.FromCall(ip, inv.Before[a.SP], x86Reg(a, &inv.Before, "rbp"))
+		w.Want = truth.IPs()
+	}
+	w.Got, w.Want = w.Got[:min(len(w.Got), maxDepth)], w.Want[:min(len(w.Want), maxDepth)]
+	return w
+}
+
+// x86PartialRegsExit is what v6.19's arch_ftrace_partial_regs does to
+// the regs of a return probe besides clearing X86_EFLAGS_FIXED
+// (arch/x86/include/asm/ftrace.h, 20a0bc10272f): regs->cs = __KERNEL_CS,
+// a C write (user_mode(regs) reads it).
+func x86PartialRegsExit(pt *regs.Frame) {
+	pt.Set("CS", regs.X86KernelCS)
 }

@@ -98,6 +98,15 @@ var arm64Models = []*Model{
 func init() {
 	Models = append(Models, arm64Models...)
 	detectors["arm64"] = detectARM64
+	archHooks["arm64"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropCallOps, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: arm64Retval,
+			trampolines.ExitFregs:   merge(arm64Retval, arm64Fregs),
+		},
+		fpTestWhy: "arm64 defines HAVE_FUNCTION_GRAPH_FP_TEST (arch/arm64/include/asm/ftrace.h, every era): return_to_handler's frame pointer must match the entry's",
+	}
 }
 
 var (
@@ -107,9 +116,12 @@ var (
 	// the patchable-entry half of the file: "#ifdef
 	// CONFIG_DYNAMIC_FTRACE_WITH_REGS" (v5.5-v6.1) or "..._WITH_ARGS"
 	// (v6.2+); its #else holds the -pg/_mcount code.
-	arm64EntryIf = regexp.MustCompile(`^#\s*if(def\s+|\s+defined\(?\s*)CONFIG_DYNAMIC_FTRACE_WITH_(REGS|ARGS)\b`)
-	arm64PtRegs  = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
-	arm64FregsRE = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
+	arm64EntryIf   = regexp.MustCompile(`^#\s*if(def\s+|\s+defined\(?\s*)CONFIG_DYNAMIC_FTRACE_WITH_(REGS|ARGS)\b`)
+	arm64PtRegs    = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
+	arm64FregsRE   = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
+	arm64FgretRE   = regexp.MustCompile(`FGRET_REGS`)
+	arm64CallOpsRE = regexp.MustCompile(`CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS`)
+	arm64DirectRE  = regexp.MustCompile(`FTRACE_OPS_DIRECT_CALL|ftrace_stub_direct_tramp`)
 )
 
 // arm64End matches the line that ends sym's code.
@@ -129,67 +141,85 @@ func arm64End(sym string) *regexp.Regexp {
 //     ftrace_stub_direct_tramp: v6.4+;
 //   - return_to_handler passes x29 (<= v6.4), sp over FGRET_REGS_*
 //     (v6.5-v6.13) or over FREGS_* (v6.14+).
-func detectARM64(src string) Evidence {
+func detectARM64(s *source) Evidence {
 	var ev Evidence
-	src = dropElseOf(src, arm64EntryIf)
-	ev.Entry = defines(src, "ftrace_caller")
-	ev.Exit = defines(src, "return_to_handler")
+	s = &source{name: s.name, text: blankElseOf(s.text, arm64EntryIf)}
+	fcAt := s.def("ftrace_caller")
+	ev.Entry = fcAt >= 0
+	ev.Exit = s.defines("return_to_handler")
 	if ev.Entry {
-		fc := body(src, "ftrace_caller", arm64End("ftrace_caller")) + body(src, "ftrace_common", arm64End("ftrace_common"))
-		switch {
-		case arm64FregsRE.MatchString(fc):
-			ev.PtRegs = "no"
-			ev.since(Version{6, 2})
-			ev.note("ftrace_caller fills a struct ftrace_regs (FREGS_*, WITH_ARGS, v6.2+)")
-		case arm64PtRegs.MatchString(src):
-			ev.PtRegs = "yes"
-			ev.note("the entries fill a pt_regs (S_*, WITH_REGS, v5.5-v6.1)")
+		from, to := s.body("ftrace_caller", arm64End("ftrace_caller"))
+		at := s.find(arm64FregsRE, from, to)
+		if at < 0 {
+			from, to := s.body("ftrace_common", arm64End("ftrace_common"))
+			at = s.find(arm64FregsRE, from, to)
 		}
-		if defines(src, "ftrace_graph_call") {
+		if at >= 0 {
+			ev.PtRegs = "no"
+			ev.decide(PropArgs, "ftrace_caller fills a struct ftrace_regs (FREGS_*, WITH_ARGS, v6.2+)", s.cite(at))
+		} else if at := s.find(arm64PtRegs, 0, -1); at >= 0 {
+			ev.PtRegs = "yes"
+			ev.decide(PropArgs, "the entries fill a pt_regs (S_*, WITH_REGS, v5.5-v6.1)", s.cite(at))
+		}
+		if at := s.def("ftrace_graph_call"); at >= 0 {
 			ev.Graph = trampolines.GraphViaCaller
 			ev.Prepare = ftrace.PrepareIPParentFP
-			ev.note("the NOP at ftrace_graph_call branches to ftrace_graph_caller: prepare_ftrace_return(ip, &lr, fp) (<= v5.19)")
+			ev.decide(PropGraph, "the NOP at ftrace_graph_call branches to ftrace_graph_caller (<= v5.19)", s.cite(at))
+			ev.decide(PropPrepare, "ftrace_graph_caller calls prepare_ftrace_return(ip, &lr, fp) (<= v5.19)", s.cite(at))
 		} else {
 			ev.Graph = trampolines.GraphViaOps
-			ev.note("no ftrace_graph_call: graph through ftrace_graph_func (v6.0+)")
+			ev.decide(PropGraph, "no ftrace_graph_call: graph through ftrace_graph_func (v6.0+)", "ftrace_caller at "+s.at(fcAt)+", no ftrace_graph_call in its half of the file")
 		}
-		callOps := strings.Contains(src, "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS")
-		direct := strings.Contains(src, "FTRACE_OPS_DIRECT_CALL") || defines(src, "ftrace_stub_direct_tramp")
-		switch {
-		case callOps:
-			ev.since(Version{6, 3})
-			ev.note("the ops literal of CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS (v6.3+)")
-		case ev.PtRegs == "no":
-			ev.until(Version{6, 2})
-			ev.note("an ftrace_regs entry without CALL_OPS code (v6.2)")
+		callOps := s.find(arm64CallOpsRE, 0, -1)
+		direct := s.find(arm64DirectRE, 0, -1)
+		if callOps >= 0 {
+			ev.CallOps = "yes"
+			ev.decide(PropCallOps, "the ops literal of CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS (v6.3+)", s.cite(callOps))
+		} else {
+			ev.CallOps = "no"
+			ev.decide(PropCallOps, "an entry without CALL_OPS code (<= v6.2)", "ftrace_caller at "+s.at(fcAt))
 		}
-		switch {
-		case direct:
-			ev.since(Version{6, 4})
-			ev.note("direct calls through x17 (FTRACE_OPS_DIRECT_CALL, ftrace_stub_direct_tramp: v6.4+)")
-		case callOps:
-			ev.until(Version{6, 3})
-			ev.note("CALL_OPS without the direct-call path (v6.3)")
+		if direct >= 0 {
+			ev.Direct = "yes"
+			ev.decide(PropDirect, "direct calls through x17 (FTRACE_OPS_DIRECT_CALL, ftrace_stub_direct_tramp: v6.4+)", s.cite(direct))
+		} else {
+			ev.Direct = "no"
+			ev.decide(PropDirect, "no direct-call path (<= v6.3)", "ftrace_caller at "+s.at(fcAt))
 		}
 	}
 	if ev.Exit {
-		rth := body(src, "return_to_handler", arm64CallRTH)
-		switch {
-		case strings.Contains(rth, "FGRET_REGS"):
+		from, to := s.body("return_to_handler", arm64CallRTH)
+		if at := s.find(arm64FgretRE, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitRetRegs
-			ev.note("return_to_handler passes sp over struct fgraph_ret_regs (FGRET_REGS_*, v6.5-v6.13)")
-		case arm64FregsRE.MatchString(rth):
+			ev.decide(PropExit, "return_to_handler passes sp over struct fgraph_ret_regs (FGRET_REGS_*, v6.5-v6.13)", s.cite(at))
+		} else if at := s.find(arm64FregsRE, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitFregs
-			ev.note("return_to_handler passes sp over struct ftrace_regs (FREGS_*, v6.14+)")
-		case arm64PassFP.MatchString(rth):
+			ev.decide(PropExit, "return_to_handler passes sp over struct ftrace_regs (FREGS_*, v6.14+)", s.cite(at))
+		} else if at := s.find(arm64PassFP, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitLegacy
-			ev.note("return_to_handler passes x29, the frame pointer (<= v6.4)")
-		case arm64PassSP.MatchString(rth):
+			ev.decide(PropExit, "return_to_handler passes x29, the frame pointer (<= v6.4)", s.cite(at))
+		} else if at := s.find(arm64PassSP, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitRetRegs
-			ev.note("return_to_handler passes sp over an untyped block (taken as struct fgraph_ret_regs, v6.5-v6.13)")
+			ev.decide(PropExit, "return_to_handler passes sp over an untyped block (taken as struct fgraph_ret_regs, v6.5-v6.13)", s.cite(at))
 		}
 	}
 	return ev
+}
+
+// blankElseOf is dropElseOf with each dropped line left empty (its
+// newline kept), so that the lines after it keep their numbers.
+func blankElseOf(src string, open *regexp.Regexp) string {
+	lines, drop := elseOf(src, open)
+	var b strings.Builder
+	for i, l := range lines {
+		switch {
+		case !drop[i]:
+			b.WriteString(l)
+		case strings.HasSuffix(l, "\n"):
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // dropElseOf removes the #else (or #elif) branch of the first
@@ -198,7 +228,21 @@ func detectARM64(src string) Evidence {
 // option does not assemble. Text without such a conditional is returned
 // as it is.
 func dropElseOf(src string, open *regexp.Regexp) string {
-	lines := strings.SplitAfter(src, "\n")
+	lines, drop := elseOf(src, open)
+	var b strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// elseOf splits src into lines and marks those of the #else branch
+// dropElseOf removes.
+func elseOf(src string, open *regexp.Regexp) (lines []string, drop []bool) {
+	lines = strings.SplitAfter(src, "\n")
+	drop = make([]bool, len(lines))
 	start := -1
 	for i, l := range lines {
 		if open.MatchString(strings.TrimSpace(l)) {
@@ -207,34 +251,23 @@ func dropElseOf(src string, open *regexp.Regexp) string {
 		}
 	}
 	if start < 0 {
-		return src
+		return lines, drop
 	}
-	var b strings.Builder
-	for _, l := range lines[:start+1] {
-		b.WriteString(l)
-	}
-	depth, skipping, done := 0, false, false
-	for _, l := range lines[start+1:] {
-		if done {
-			b.WriteString(l)
-			continue
-		}
-		switch d := directiveName(strings.TrimSpace(l)); {
+	depth, skipping := 0, false
+	for i := start + 1; i < len(lines); i++ {
+		switch d := directiveName(strings.TrimSpace(lines[i])); {
 		case strings.HasPrefix(d, "if"):
 			depth++
 		case d == "endif" && depth == 0:
-			done, skipping = true, false
+			return lines, drop
 		case d == "endif":
 			depth--
 		case (d == "else" || d == "elif") && depth == 0:
 			skipping = true
-			continue
 		}
-		if !skipping {
-			b.WriteString(l)
-		}
+		drop[i] = skipping
 	}
-	return b.String()
+	return lines, drop
 }
 
 // directiveName returns the preprocessor directive of a line ("if",

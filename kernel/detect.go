@@ -10,33 +10,52 @@ import (
 	"trampemu/trampolines"
 )
 
-// Evidence is what a trampoline file shows of its era; empty fields say
-// nothing.
+// Evidence is what a trampoline file shows of its kernel: each property it
+// decides (an empty field says nothing) and where it says so.
 type Evidence struct {
 	Graph   trampolines.GraphEntry
 	ExitABI trampolines.ExitABI
 	// Prepare is how ftrace_graph_caller calls prepare_ftrace_return.
 	Prepare ftrace.PrepareABI
-	// WithArgs, RegsAliased and PtRegs: "" unknown, "yes", "no".
-	WithArgs, RegsAliased, PtRegs string
-	// Since is the first version whose file has a construct the text uses
-	// (zero: nothing dated); a model whose era ends before it does not fit.
-	// Until is the last version whose file lacks a construct the text
-	// lacks (zero: none); a model whose era starts after it does not fit.
-	Since, Until Version
+	// WithArgs, RegsAliased, PtRegs, Direct and CallOps: "" unknown, "yes",
+	// "no".
+	WithArgs, RegsAliased, PtRegs, Direct, CallOps string
 	// Entry and Exit: the file defines ftrace_caller / return_to_handler.
 	Entry, Exit bool
 	Reasons     []string
+	// Cited holds, per property name (Prop*), the evidence for it: what
+	// the file has and where (file:line).
+	Cited map[string]string
+	// Offsets are the asm-offsets names the file uses, in order of first
+	// use, and where the first is.
+	Offsets      []string
+	OffsetsWhere string
 }
 
 func (e *Evidence) note(s string) { e.Reasons = append(e.Reasons, s) }
 
-// fits reports whether the model agrees with every piece of evidence.
-func (e *Evidence) fits(m *Model) bool {
+// decide records that the file decides property name: why goes into the
+// reason, why with the construct and its place into the property.
+func (e *Evidence) decide(name, why, where string) {
+	e.note(why)
+	if e.Cited == nil {
+		e.Cited = map[string]string{}
+	}
+	ev := why
+	if where != "" {
+		ev += ": " + where
+	}
+	if old, ok := e.Cited[name]; ok {
+		ev = old + "; " + ev
+	}
+	e.Cited[name] = ev
+}
+
+// fitsEntry reports whether the model agrees with what the file's entry
+// trampolines show.
+func (e *Evidence) fitsEntry(m *Model) bool {
 	switch {
 	case e.Graph != "" && e.Graph != m.Graph:
-		return false
-	case e.ExitABI != "" && e.ExitABI != m.ExitABI:
 		return false
 	case e.Prepare != ftrace.PrepareUnknown && e.Prepare != m.Prepare:
 		return false
@@ -46,97 +65,106 @@ func (e *Evidence) fits(m *Model) bool {
 		return false
 	case e.PtRegs != "" && (e.PtRegs == "yes") != m.PtRegs:
 		return false
-	case m.To != (Version{}) && m.To.Less(e.Since):
+	case e.Direct != "" && (e.Direct == "yes") != (m.Config[optDirect] == "y"):
 		return false
-	case e.Until != (Version{}) && e.Until.Less(m.From):
+	case e.CallOps != "" && (e.CallOps == "yes") != (m.Config[optCallOps] == "y"):
 		return false
 	}
 	return true
 }
 
-// since notes a construct first seen in version v.
-func (e *Evidence) since(v Version) {
-	if e.Since.Less(v) {
-		e.Since = v
-	}
+// fitsExit reports whether the model agrees with what the file's
+// return_to_handler shows.
+func (e *Evidence) fitsExit(m *Model) bool {
+	return e.ExitABI == "" || e.ExitABI == m.ExitABI
 }
 
-// until notes a construct every file after version v has, absent here.
-func (e *Evidence) until(v Version) {
-	if e.Until == (Version{}) || v.Less(e.Until) {
-		e.Until = v
-	}
-}
+// fits reports whether the model agrees with every piece of evidence.
+func (e *Evidence) fits(m *Model) bool { return e.fitsEntry(m) && e.fitsExit(m) }
 
 // detectors hold each arch's reading of a file (x86_64.go, s390x.go, arm64.go).
-var detectors = map[string]func(src string) Evidence{}
+var detectors = map[string]func(s *source) Evidence{}
 
 // Choice is the model a check uses and why.
 type Choice struct {
 	Model  *Model
 	Reason string
+	// Properties are what the model is made of, each with its evidence:
+	// the file's construct and place, or what decided it instead.
+	Properties []Property
+	// Makefile is the version of the tree's top Makefile the file was
+	// judged in (zero: no tree).
+	Makefile Version
+	// Note says how the file and the Makefile's version disagree ("" when
+	// they agree or there is no tree).
+	Note string
 }
 
-// Detect finds the model of a trampoline file from its text: the
-// asm-offsets names it uses and how it calls the C side (which era's
-// ftrace_return_to_handler, which graph entry path). When several models
-// fit, the newest is taken and the reason says which others fit.
+// Detect finds the model of a trampoline file from its text alone (see
+// Resolve); errors name no file.
 func Detect(arch string, text []byte) (Choice, error) {
-	read, ok := detectors[arch]
-	if !ok {
-		return Choice{}, fmt.Errorf("no kernel models for arch %s", arch)
-	}
-	src := stripComments(string(text))
-	ev := read(src)
-	if !ev.Entry && !ev.Exit {
-		return Choice{}, fmt.Errorf("defines neither ftrace_caller nor return_to_handler (the %s models are %s)", arch, ModelNames(arch))
-	}
-	var fit []*Model
-	for _, m := range ModelsOf(arch) {
-		if ev.fits(m) {
-			fit = append(fit, m)
-		}
-	}
-	if len(fit) == 0 {
-		return Choice{}, fmt.Errorf("fits no %s kernel model (%s); the models are %s; choose one with --kernel vX.Y",
-			arch, strings.Join(ev.Reasons, "; "), ModelNames(arch))
-	}
-	m := fit[len(fit)-1]
-	why := strings.Join(ev.Reasons, "; ")
-	if why == "" {
-		why = "it uses none of the asm-offsets names, graph entry paths or return_to_handler arguments that tell the eras apart"
-	}
-	reason := "detected from the file: " + why
-	if len(fit) > 1 {
-		var others []string
-		for _, o := range fit[:len(fit)-1] {
-			others = append(others, o.Name)
-		}
-		reason += fmt.Sprintf(" (also fits %s; the newest is taken, --kernel chooses)", strings.Join(others, ", "))
-	}
-	return Choice{Model: m, Reason: reason}, nil
+	return Resolve(arch, "", text, Version{})
 }
 
-// Choose returns the model for an explicit version (--kernel, a tree's
-// Makefile).
+// read runs the arch's detector on a file.
+func read(arch, name string, text []byte) (*source, Evidence, error) {
+	detect, ok := detectors[arch]
+	if !ok {
+		return nil, Evidence{}, fmt.Errorf("no kernel models for arch %s", arch)
+	}
+	s := &source{name: name, text: stripComments(string(text))}
+	ev := detect(s)
+	ev.Offsets, ev.OffsetsWhere = s.offsetsUsed(arch)
+	return s, ev, nil
+}
+
+// Choose returns the model for an explicit version (--kernel), which
+// forces every property; the file's text, when given, adds what it says
+// to each property's evidence.
 func Choose(arch string, v Version, why string) (Choice, error) {
 	m, err := ModelFor(arch, v)
 	if err != nil {
 		return Choice{}, err
 	}
-	return Choice{Model: m, Reason: fmt.Sprintf("%s %s", why, v)}, nil
+	c := Choice{Model: m, Reason: fmt.Sprintf("%s %s", why, v)}
+	c.Properties = properties(arch, m, Evidence{}, fmt.Sprintf("%s %s forces it", why, v), fromKernel)
+	return c, nil
+}
+
+// WithFileEvidence adds to forced properties (Choose) what the file
+// says of each and the asm-offsets names it uses.
+func WithFileEvidence(arch, name string, text []byte, props []Property) []Property {
+	_, ev, err := read(arch, name, text)
+	if err != nil {
+		return props
+	}
+	out := append([]Property(nil), props...)
+	for i, p := range out {
+		if cited, ok := ev.Cited[p.Name]; ok {
+			out[i].Evidence += "; the file: " + cited
+		}
+		if p.Name == PropOffsets {
+			out[i] = offsetsProperty(ev)
+		}
+	}
+	return out
 }
 
 var (
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 )
 
-// stripComments drops C comments and assembler '#' comments (but keeps
-// preprocessor lines).
+// stripComments blanks C comments and assembler '#' comments (but keeps
+// preprocessor lines), keeping every line where it was.
 func stripComments(s string) string {
-	s = blockComment.ReplaceAllString(s, " ")
+	s = blockComment.ReplaceAllStringFunc(s, func(c string) string {
+		return strings.Repeat("\n", strings.Count(c, "\n")) + " "
+	})
 	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
+	for i, l := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "# ") && !isDirective(t) {
 			continue // s390x mcount.S writes comments as "# ..."
@@ -145,7 +173,6 @@ func stripComments(s string) string {
 			l = l[:i]
 		}
 		b.WriteString(l)
-		b.WriteByte('\n')
 	}
 	return b.String()
 }
@@ -160,11 +187,112 @@ func isDirective(t string) bool {
 	return false
 }
 
-// defines reports whether src defines the symbol as code: a SYM_* start,
-// an ENTRY(), GLOBAL(), an inner label, or a plain label.
-func defines(src, sym string) bool {
-	return compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|SYM_INNER_LABEL[A-Z_]*\(\s*` + sym +
-		`\s*,|\b(ENTRY|GLOBAL|WEAK)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`).MatchString(src)
+// source is a trampoline file's text with its comments blanked, every
+// line where it was, so that an offset names the file's line.
+type source struct {
+	name, text string
+}
+
+// at renders the place of offset off: "file:line" (or "line N").
+func (s *source) at(off int) string {
+	if off < 0 {
+		return ""
+	}
+	if off > len(s.text) {
+		off = len(s.text)
+	}
+	n := 1 + strings.Count(s.text[:off], "\n")
+	if s.name == "" {
+		return fmt.Sprintf("line %d", n)
+	}
+	return fmt.Sprintf("%s:%d", s.name, n)
+}
+
+// cite renders the line at offset off and its place: "`movq %rbp, %rdi`
+// (F.S:42)".
+func (s *source) cite(off int) string {
+	if off < 0 || off > len(s.text) {
+		return ""
+	}
+	for off < len(s.text) && strings.IndexByte(" \t\n", s.text[off]) >= 0 {
+		off++ // a (?m)^\s* match starts on the line before
+	}
+	start := strings.LastIndexByte(s.text[:off], '\n') + 1
+	end := strings.IndexByte(s.text[off:], '\n')
+	if end < 0 {
+		end = len(s.text) - off
+	}
+	line := strings.Join(strings.Fields(s.text[start:off+end]), " ")
+	return fmt.Sprintf("`%s` (%s)", line, s.at(off))
+}
+
+// find returns the offset of re's first match in text[from:to] (to < 0:
+// to the end), or -1.
+func (s *source) find(re *regexp.Regexp, from, to int) int {
+	if from < 0 {
+		return -1
+	}
+	if to < 0 || to > len(s.text) {
+		to = len(s.text)
+	}
+	loc := re.FindStringIndex(s.text[from:to])
+	if loc == nil {
+		return -1
+	}
+	return from + loc[0]
+}
+
+// findStr is find for a plain string.
+func (s *source) findStr(sub string, from, to int) int {
+	return s.find(compiled(regexp.QuoteMeta(sub)), from, to)
+}
+
+// def returns the offset of sym's definition as code: a SYM_* start, an
+// ENTRY(), GLOBAL(), an inner label, or a plain label; -1 when none.
+func (s *source) def(sym string) int {
+	return s.find(compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*`+sym+`\s*\)|SYM_INNER_LABEL[A-Z_]*\(\s*`+sym+
+		`\s*,|\b(ENTRY|GLOBAL|WEAK)\(\s*`+sym+`\s*\)|^\s*`+sym+`:)`), 0, -1)
+}
+
+// defines reports whether the file defines sym as code.
+func (s *source) defines(sym string) bool { return s.def(sym) >= 0 }
+
+// body returns the range from sym's definition (a SYM_* start or inner
+// label, ENTRY(), GLOBAL(), a plain label) to the end of the first line
+// matching end (or 60 lines); from < 0 when sym is not defined.
+func (s *source) body(sym string, end *regexp.Regexp) (from, to int) { return s.bodyN(sym, end, 60) }
+
+// bodyN is body up to n lines.
+func (s *source) bodyN(sym string, end *regexp.Regexp, n int) (from, to int) {
+	re := compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|SYM_INNER_LABEL[A-Z_]*\(\s*` + sym +
+		`\s*,|\b(ENTRY|GLOBAL)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`)
+	loc := re.FindStringIndex(s.text)
+	if loc == nil {
+		return -1, -1
+	}
+	from, to = loc[0], loc[1]
+	for i := 0; i < n && to < len(s.text); i++ {
+		nl := strings.IndexByte(s.text[to:], '\n')
+		next := len(s.text)
+		if nl >= 0 {
+			next = to + nl + 1
+		}
+		line := s.text[to:next]
+		to = next
+		if end != nil && end.MatchString(line) {
+			break
+		}
+	}
+	return from, to
+}
+
+// bodyText is the text of body.
+func (s *source) bodyText(sym string, end *regexp.Regexp) string {
+	from, to := s.body(sym, end)
+	if from < 0 {
+		return ""
+	}
+	return s.text[from:to]
 }
 
 var regexps sync.Map // pattern -> *regexp.Regexp
@@ -177,27 +305,4 @@ func compiled(pattern string) *regexp.Regexp {
 	re := regexp.MustCompile(pattern)
 	regexps.Store(pattern, re)
 	return re
-}
-
-// body returns the text from sym's definition to the first line matching
-// end (or 60 lines), "" when sym is not defined.
-func body(src, sym string, end *regexp.Regexp) string {
-	re := compiled(`(?m)(SYM_(FUNC|CODE)_START[A-Z_]*\(\s*` + sym + `\s*\)|\b(ENTRY|GLOBAL)\(\s*` + sym + `\s*\)|^\s*` + sym + `:)`)
-	loc := re.FindStringIndex(src)
-	if loc == nil {
-		return ""
-	}
-	rest := src[loc[1]:]
-	lines := strings.SplitAfter(rest, "\n")
-	var b strings.Builder
-	for i, l := range lines {
-		if i >= 60 {
-			break
-		}
-		b.WriteString(l)
-		if end != nil && end.MatchString(l) {
-			break
-		}
-	}
-	return b.String()
 }

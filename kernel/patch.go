@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"trampemu/sandbox"
 )
 
 // Patching is done by GNU patch (Debian package "patch", installed by
@@ -54,37 +56,32 @@ func patchError(patch, target string, out []byte) error {
 }
 
 // PatchedTree applies a -p1 patch (as git format-patch writes them) to a
-// temporary copy of the tree's files the patch touches, its trampoline
-// files, Makefile and .config, and opens the copy. done removes it.
+// temporary copy of the tree's files the patch names, its trampoline
+// files' folders, Makefile and .config, and opens the copy. done removes
+// it. Every path the patch names is checked first (PatchPaths, Confine in
+// the tree and in the copy); GNU patch runs on the copy only, under the
+// sandbox's limits, forced to read the patch as a unified diff.
 func PatchedTree(t *Tree, patch string) (after *Tree, done func(), err error) {
 	prog, err := patchProgram()
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := os.Stat(patch); err != nil {
-		return nil, nil, fmt.Errorf("--patch: %w", err)
-	}
-	abs, err := filepath.Abs(patch)
+	paths, abs, err := readPatchPaths(patch)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := exec.Command(prog, "-p1", "--dry-run", "--batch", "--forward", "--fuzz=0", "-d", t.Dir, "-i", abs).CombinedOutput()
-	if err != nil {
-		return nil, nil, patchError(patch, t.Dir, out)
-	}
-	dir, err := os.MkdirTemp("", "trampemu-patch-")
+	dir, tmp, done, err := patchDirs()
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() { os.RemoveAll(dir) }
+	fail := func(err error) (*Tree, func(), error) { done(); return nil, nil, err }
 	files := []string{"Makefile", ".config"}
 	for _, rel := range t.Files {
 		// The trampoline file's folder comes along: a file there may
 		// include its neighbours.
 		ents, err := os.ReadDir(filepath.Join(t.Dir, filepath.Dir(rel)))
 		if err != nil {
-			done()
-			return nil, nil, err
+			return fail(err)
 		}
 		for _, e := range ents {
 			if e.Type().IsRegular() {
@@ -92,62 +89,154 @@ func PatchedTree(t *Tree, patch string) (after *Tree, done func(), err error) {
 			}
 		}
 	}
-	for _, m := range checkingFile.FindAllStringSubmatch(string(out), -1) {
-		files = append(files, m[1])
+	for _, p := range paths {
+		if err := Confine(t.Dir, p.Path); err != nil {
+			return fail(&PathError{Patch: patch, Line: p.Line, Msg: fmt.Sprintf("%s: --tree %s: %v", p.Header, t.Dir, err)})
+		}
+		files = append(files, filepath.FromSlash(p.Path))
 	}
+	seen := map[string]bool{}
 	for _, rel := range files {
-		if err := copyFile(filepath.Join(t.Dir, rel), filepath.Join(dir, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			done()
-			return nil, nil, err
+		if seen[filepath.Clean(rel)] {
+			continue
+		}
+		seen[filepath.Clean(rel)] = true
+		if err := copyTreeFile(t.Dir, rel, dir); err != nil {
+			return fail(err)
 		}
 	}
-	if out, err := exec.Command(prog, "-p1", "--batch", "--forward", "--fuzz=0", "--reject-file=-", "--no-backup-if-mismatch", "-d", dir, "-i", abs).CombinedOutput(); err != nil {
-		done()
-		return nil, nil, patchError(patch, t.Dir, out)
+	for _, p := range paths {
+		if err := Confine(dir, p.Path); err != nil {
+			return fail(&PathError{Patch: patch, Line: p.Line, Msg: fmt.Sprintf("%s: %v", p.Header, err)})
+		}
+	}
+	out, err := sandbox.Run(sandbox.Cmd{Path: prog, Dir: dir, Tmp: tmp,
+		Args: []string{"-p1", "-u", "--batch", "--forward", "--fuzz=0", "--reject-file=-", "--no-backup-if-mismatch", "-i", abs}})
+	if err != nil {
+		return fail(toolFailure(err, func() error { return patchError(patch, t.Dir, out) }))
 	}
 	after, err = OpenTree(dir)
 	if err != nil {
-		done()
-		return nil, nil, err
+		return fail(err)
 	}
 	return after, done, nil
+}
+
+// patchDirs makes the private folder a patch applies in: tree (the copy)
+// and tmp (the TMPDIR and HOME of GNU patch and git); done removes it.
+func patchDirs() (tree, tmp string, done func(), err error) {
+	root, done, err := sandbox.TempDir("trampemu-patch-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	tree, tmp = filepath.Join(root, "tree"), filepath.Join(root, "tmp")
+	for _, d := range []string{tree, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			done()
+			return "", "", nil, err
+		}
+	}
+	return tree, tmp, done, nil
+}
+
+// readPatchPaths checks a patch file and every path it names.
+func readPatchPaths(patch string) ([]PatchPath, string, error) {
+	f, err := OpenPatch(patch)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	paths, err := PatchPaths(patch, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(paths) == 0 {
+		return nil, "", &PathError{Patch: patch, Msg: "names no file (no diff --git, ---/+++ headers): give a patch made by git format-patch or diff -u"}
+	}
+	abs, err := filepath.Abs(patch)
+	if err != nil {
+		return nil, "", err
+	}
+	return paths, abs, nil
+}
+
+// toolFailure is a limit's error as it is, or the tool's own failure
+// explained by explain.
+func toolFailure(err error, explain func() error) error {
+	var le *sandbox.LimitError
+	var te *sandbox.ToolError
+	if errors.As(err, &le) || errors.As(err, &te) {
+		return err
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return explain()
+	}
+	return err
+}
+
+// copyTreeFile copies tree/rel into dir/rel when it is a regular file
+// inside the tree (symbolic links followed, none out of the tree); a file
+// the tree does not have is skipped (a patch may create it).
+func copyTreeFile(tree, rel, dir string) error {
+	if err := Confine(tree, rel); err != nil {
+		return fmt.Errorf("--tree %s: %w", tree, err)
+	}
+	st, err := os.Stat(filepath.Join(tree, rel))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return nil // a folder the patch names is made by the files in it
+	}
+	return copyFile(filepath.Join(tree, rel), filepath.Join(dir, rel))
 }
 
 // PatchedFile applies the part of a patch that changes file to a copy of
 // it and returns the copy's path; done removes it. git apply does it
 // (--include: a mail that also changes Kconfig or headers applies to the
-// one file): the patch's paths come from git apply --numstat, and the one
-// with file's base name is taken when there are several.
+// one file), under the sandbox's limits, after every path the patch names
+// passed PatchPaths: the patch's paths come from git apply --numstat
+// (each checked again), and the one with file's base name is taken when
+// there are several.
 func PatchedFile(file, patch string) (string, func(), error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", nil, errors.New("git not found in PATH: install the Debian package git (make deps does it)")
 	}
-	abs, err := filepath.Abs(patch)
+	if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("--file %s: not a regular file: give a kernel-style .S file", file)
+	}
+	checked, abs, err := readPatchPaths(patch)
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := os.Stat(abs); err != nil {
-		return "", nil, fmt.Errorf("--patch: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "trampemu-patch-")
+	dir, tmp, done, err := patchDirs()
 	if err != nil {
 		return "", nil, err
 	}
-	done := func() { os.RemoveAll(dir) }
 	fail := func(err error) (string, func(), error) { done(); return "", nil, err }
 	apply := func(args ...string) ([]byte, error) {
-		cmd := exec.Command(git, append([]string{"apply"}, args...)...)
-		cmd.Dir = dir
-		return cmd.CombinedOutput()
+		return sandbox.Run(sandbox.Cmd{Path: git, Dir: dir, Tmp: tmp, Args: append([]string{"apply"}, args...)})
 	}
 	out, err := apply("--numstat", abs)
 	if err != nil {
-		return fail(fmt.Errorf("--patch %s: not a patch git apply can read: %s", patch, strings.TrimSpace(string(out))))
+		return fail(toolFailure(err, func() error {
+			return fmt.Errorf("--patch %s: not a patch git apply can read: %s", patch, strings.TrimSpace(string(out)))
+		}))
+	}
+	known := map[string]bool{}
+	for _, p := range checked {
+		known[p.Path] = true
 	}
 	var paths []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if f := strings.Fields(l); len(f) == 3 {
+			if !known[f[2]] {
+				return fail(&PathError{Patch: patch, Msg: fmt.Sprintf("git apply reads a path %q the tool's own reading did not find: refused", f[2])})
+			}
 			paths = append(paths, f[2])
 		}
 	}
@@ -163,14 +252,19 @@ func PatchedFile(file, patch string) (string, func(), error) {
 	if target == "" {
 		return fail(fmt.Errorf("--patch %s changes %v, none of them %s: give the file it changes, or use --tree", patch, paths, filepath.Base(file)))
 	}
+	if err := Confine(dir, target); err != nil {
+		return fail(&PathError{Patch: patch, Msg: err.Error()})
+	}
 	copyPath := filepath.Join(dir, filepath.FromSlash(target))
 	if err := copyFile(file, copyPath); err != nil {
 		return fail(err)
 	}
 	if out, err := apply("--include="+target, abs); err != nil {
-		msg := strings.TrimSpace(strings.ReplaceAll(string(out), "error: ", ""))
-		msg = strings.ReplaceAll(msg, "\n", "; ")
-		return fail(fmt.Errorf("--patch %s does not apply to %s (as %s): %s", patch, file, target, msg))
+		return fail(toolFailure(err, func() error {
+			msg := strings.TrimSpace(strings.ReplaceAll(string(out), "error: ", ""))
+			msg = strings.ReplaceAll(msg, "\n", "; ")
+			return fmt.Errorf("--patch %s does not apply to %s (as %s): %s", patch, file, target, msg)
+		}))
 	}
 	return copyPath, done, nil
 }
@@ -181,10 +275,10 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
 	}
-	out, err := os.Create(dst)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}

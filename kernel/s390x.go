@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"regexp"
-	"strings"
 
 	"trampemu/ftrace"
 	"trampemu/trampolines"
@@ -80,7 +79,20 @@ var s390Models = []*Model{
 // Models is every model of every arch.
 var Models = append(append([]*Model{}, x86Models...), s390Models...)
 
-func init() { detectors["s390x"] = detectS390 }
+func init() {
+	detectors["s390x"] = detectS390
+	archHooks["s390x"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropRegsCaller, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: s390Retval,
+			trampolines.ExitFregs:   merge(s390Retval, s390Fregs),
+		},
+		// arch/s390/include/asm/ftrace.h (v4.19-v6.19) defines no
+		// HAVE_FUNCTION_GRAPH_FP_TEST.
+		fpTestWhy: "s390x has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/s390/include/asm/ftrace.h, every era)",
+	}
+}
 
 var (
 	s390CallRTH     = regexp.MustCompile(`brasl\s+%r14,\s*ftrace_return_to_handler`)
@@ -91,6 +103,14 @@ var (
 	s390CallPrepare = regexp.MustCompile(`brasl\s+%r14,\s*prepare_ftrace_return`)
 	s390PrepareRaSp = regexp.MustCompile(`(?m)^\s*lmg\s+%r2,\s*%r3,`)
 	s390PrepareIP   = regexp.MustCompile(`(?m)^\s*lg\s+%r3,\s*\([A-Z_]*PSW`)
+	// the callbacks' regs: "la %r5,STACK_PTREGS(%r15)" (v4.19) or
+	// "la %r5,STACK_FREGS(%r15)" (v6.x) before the call.
+	s390Regs = regexp.MustCompile(`(?m)^\s*la\s+%r5,`)
+	// "s390/ftrace: add direct call support" (v6.0): ftrace_common loads
+	// the direct trampoline from orig_gpr2, "ltg %r1,...ORIG_GPR2(%r15)".
+	s390DirectRE  = regexp.MustCompile(`(?m)^\s*ltg\s+%r1,\s*\(?[A-Z_]*ORIG_GPR2`)
+	s390FgraphRet = regexp.MustCompile(`__FGRAPH_RET`)
+	s390FregsRE   = regexp.MustCompile(`FREGS|__FTRACE_REGS|PTREGS`)
 )
 
 // detectS390 reads arch/s390/kernel/mcount.S of any era:
@@ -100,48 +120,57 @@ var (
 //     v6.13 graphs through ftrace_graph_func;
 //   - return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs) in
 //     v6.5-v6.13 and STACK_FREGS_PTREGS_* / __FTRACE_REGS (struct
-//     ftrace_regs) from v6.14; before, it passes only r2.
-func detectS390(src string) Evidence {
+//     ftrace_regs) from v6.14; before, it passes only r2. 6.12-stable
+//     (Debian's linux-source-6.12, 6.12.117) has the v6.12 graph path with
+//     the v6.14 return_to_handler.
+func detectS390(s *source) Evidence {
 	var ev Evidence
-	ev.Entry = defines(src, "ftrace_caller")
-	ev.Exit = defines(src, "return_to_handler")
+	fcAt := s.def("ftrace_caller")
+	ev.Entry = fcAt >= 0
+	ev.Exit = s.defines("return_to_handler")
 	if ev.Entry {
-		if s390RegsAliased.MatchString(src) {
+		if at := s.find(s390RegsAliased, 0, -1); at >= 0 {
 			ev.RegsAliased = "yes"
-			ev.note("ftrace_regs_caller is set to ftrace_caller (<= v5.13)")
-		} else if defines(src, "ftrace_regs_caller") {
+			ev.decide(PropRegsCaller, "ftrace_regs_caller is set to ftrace_caller (<= v5.13)", s.cite(at))
+		} else if at := s.def("ftrace_regs_caller"); at >= 0 {
 			ev.RegsAliased = "no"
-			ev.note("ftrace_regs_caller has its own entry (v5.14+)")
+			ev.decide(PropRegsCaller, "ftrace_regs_caller has its own entry (v5.14+)", s.cite(at))
 		}
-		if defines(src, "ftrace_graph_caller") {
+		if at := s.def("ftrace_graph_caller"); at >= 0 {
 			ev.Graph = trampolines.GraphViaCaller
-			ev.note("ftrace_graph_caller's j is patched to a nop (<= v6.12)")
-			gc := body(src, "ftrace_graph_caller", s390CallPrepare)
-			switch {
-			case s390PrepareRaSp.MatchString(gc):
+			ev.decide(PropGraph, "ftrace_graph_caller's j is patched to a nop (<= v6.12)", s.cite(at))
+			from, to := s.body("ftrace_graph_caller", s390CallPrepare)
+			if at := s.find(s390PrepareRaSp, from, to); at >= 0 {
 				ev.Prepare = ftrace.PrepareRaSpIP
-				ev.note("ftrace_graph_caller loads r2, r3 with lmg: prepare_ftrace_return(ra, sp, ip) (v5.2+)")
-			case s390PrepareIP.MatchString(gc):
+				ev.decide(PropPrepare, "ftrace_graph_caller loads r2, r3 with lmg: prepare_ftrace_return(ra, sp, ip) (v5.2+)", s.cite(at))
+			} else if at := s.find(s390PrepareIP, from, to); at >= 0 {
 				ev.Prepare = ftrace.PrepareParentIP
-				ev.note("ftrace_graph_caller loads r3 from psw.addr: prepare_ftrace_return(parent, ip) (<= v5.1)")
+				ev.decide(PropPrepare, "ftrace_graph_caller loads r3 from psw.addr: prepare_ftrace_return(parent, ip) (<= v5.1)", s.cite(at))
 			}
 		} else {
 			ev.Graph = trampolines.GraphViaOps
-			ev.note("no ftrace_graph_caller: graph through ftrace_graph_func (v6.13+)")
+			ev.decide(PropGraph, "no ftrace_graph_caller: graph through ftrace_graph_func (v6.13+)", "ftrace_caller at "+s.at(fcAt)+", no ftrace_graph_caller in the file")
+		}
+		if at := s.find(s390Regs, 0, -1); at >= 0 {
+			ev.WithArgs = "yes"
+			ev.decide(PropArgs, "the callbacks get the regs built on the stack (every era)", s.cite(at))
+		}
+		if at := s.find(s390DirectRE, 0, -1); at >= 0 {
+			ev.Direct = "yes"
+			ev.decide(PropDirect, "ftrace_common takes a direct trampoline from orig_gpr2 (v6.0+)", s.cite(at))
 		}
 	}
 	if ev.Exit {
-		rth := body(src, "return_to_handler", s390CallRTH)
-		switch {
-		case strings.Contains(rth, "__FGRAPH_RET"):
+		from, to := s.body("return_to_handler", s390CallRTH)
+		if at := s.find(s390FgraphRet, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitRetRegs
-			ev.note("return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs, v6.5-v6.13)")
-		case strings.Contains(rth, "FREGS") || strings.Contains(rth, "__FTRACE_REGS") || strings.Contains(rth, "PTREGS"):
+			ev.decide(PropExit, "return_to_handler fills __FGRAPH_RET_* (struct fgraph_ret_regs, v6.5-v6.13)", s.cite(at))
+		} else if at := s.find(s390FregsRE, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitFregs
-			ev.note("return_to_handler fills a struct ftrace_regs (v6.14+)")
-		default:
+			ev.decide(PropExit, "return_to_handler fills a struct ftrace_regs (v6.14+)", s.cite(at))
+		} else {
 			ev.ExitABI = trampolines.ExitLegacy
-			ev.note("return_to_handler passes only r2 (<= v6.4)")
+			ev.decide(PropExit, "return_to_handler passes only r2 (<= v6.4)", "return_to_handler at "+s.at(from)+" fills no structure")
 		}
 	}
 	return ev

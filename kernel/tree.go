@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"trampemu/regs"
 )
@@ -14,6 +15,12 @@ import (
 // treeFiles holds each arch's trampoline file in a kernel tree
 // (x86_64.go, s390x.go).
 var treeFiles = map[string]string{}
+
+// otherTreeFiles are ftrace trampoline files of arches the tool has no
+// kernel models for: a tree that has one gets a note, not silence. riscv64:
+// arch/riscv/kernel/mcount-dyn.S (ftrace_caller, ftrace_regs_caller under
+// CONFIG_DYNAMIC_FTRACE, v5.x-v6.19) and mcount.S (return_to_handler).
+var otherTreeFiles = map[string]string{"riscv64": "arch/riscv/kernel/mcount-dyn.S"}
 
 // configArch holds the option that marks an arch's .config.
 var configArch = map[string]string{}
@@ -29,17 +36,27 @@ type Tree struct {
 	ConfigArch string
 	// Files maps an arch to its trampoline file's path relative to Dir.
 	Files map[string]string
+	// Unmodelled maps an arch the tool does not model (or does not run)
+	// to its trampoline file in the tree.
+	Unmodelled map[string]string
 }
 
 var makeVar = regexp.MustCompile(`(?m)^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$`)
 
 // OpenTree reads a kernel tree.
 func OpenTree(dir string) (*Tree, error) {
+	// A file of the tree that is a symbolic link out of it is refused:
+	// the tree may come with the patch, from a stranger.
+	for _, rel := range []string{"Makefile", ".config"} {
+		if err := treeFile(dir, rel); err != nil {
+			return nil, err
+		}
+	}
 	mk, err := os.ReadFile(filepath.Join(dir, "Makefile"))
 	if err != nil {
 		return nil, fmt.Errorf("--tree %s: no top Makefile (%v): give the kernel source tree's top directory", dir, err)
 	}
-	t := &Tree{Dir: dir, Files: map[string]string{}}
+	t := &Tree{Dir: dir, Files: map[string]string{}, Unmodelled: map[string]string{}}
 	if t.Version, err = MakefileVersion(mk); err != nil {
 		return nil, fmt.Errorf("--tree %s: %w", dir, err)
 	}
@@ -54,11 +71,24 @@ func OpenTree(dir string) (*Tree, error) {
 		}
 	}
 	for arch, rel := range treeFiles {
+		if err := treeFile(dir, rel); err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			continue
+		}
 		if _, err := regs.ArchByName(arch); err != nil {
-			continue // an arch the tool has models for but does not run yet
+			t.Unmodelled[arch] = rel // an arch the tool has models for but does not run yet
+			continue
+		}
+		t.Files[arch] = rel
+	}
+	for arch, rel := range otherTreeFiles {
+		if _, modelled := treeFiles[arch]; modelled {
+			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
-			t.Files[arch] = rel
+			t.Unmodelled[arch] = rel
 		}
 	}
 	if len(t.Files) == 0 {
@@ -103,11 +133,43 @@ func (t *Tree) Arches() []string {
 	return out
 }
 
+// Notes say which trampoline files of the tree are not checked: those of
+// arches the tool does not model, sorted.
+func (t *Tree) Notes() []string {
+	var names []string
+	for _, a := range regs.Arches {
+		names = append(names, a.Name)
+	}
+	var out []string
+	for arch, rel := range t.Unmodelled {
+		out = append(out, fmt.Sprintf("%s: not checked: the tool has no %s kernel models (it models %s)", rel, arch, strings.Join(names, ", ")))
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ConfigFor returns the tree's .config when it was made for arch, else nil
 // (the model's distribution defaults apply).
 func (t *Tree) ConfigFor(arch string) Config {
 	if t.ConfigArch == arch {
 		return t.Config
+	}
+	return nil
+}
+
+// treeFile refuses a file of the tree that resolves out of it or is not a
+// regular file (a FIFO or device would block or never end); a missing one
+// is left to the caller.
+func treeFile(dir, rel string) error {
+	if _, err := os.Lstat(filepath.Join(dir, rel)); err != nil {
+		return nil
+	}
+	if err := Confine(dir, rel); err != nil {
+		return fmt.Errorf("--tree %s: %v", dir, err)
+	}
+	st, err := os.Stat(filepath.Join(dir, rel))
+	if err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("--tree %s: %s is not a regular file (%v): refused", dir, rel, st.Mode().Type())
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"regexp"
-	"strings"
 
 	"trampemu/ftrace"
 	"trampemu/trampolines"
@@ -65,59 +64,92 @@ var x86Models = []*Model{
 		Doc:     "return_to_handler passes struct ftrace_regs (\"fgraph: Replace fgraph_ret_regs with ftrace_regs\")"},
 }
 
-func init() { detectors["x86_64"] = detectX86 }
+func init() {
+	detectors["x86_64"] = detectX86
+	archHooks["x86_64"] = propHooks{
+		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropDirect, PropFPTest, PropOffsets},
+		exitOptions: map[trampolines.ExitABI]Config{
+			trampolines.ExitLegacy:  {},
+			trampolines.ExitRetRegs: x86Retval,
+			trampolines.ExitFregs:   merge(x86Retval, x86Fregs),
+		},
+		// arch/x86/include/asm/ftrace.h (v4.19-v6.19) defines no
+		// HAVE_FUNCTION_GRAPH_FP_TEST.
+		fpTestWhy: "x86-64 has no HAVE_FUNCTION_GRAPH_FP_TEST (arch/x86/include/asm/ftrace.h, every era)",
+	}
+}
 
 var (
-	x86CallRTH   = regexp.MustCompile(`call\s+ftrace_return_to_handler`)
-	x86FtraceCal = regexp.MustCompile(`ftrace_call\b`)
-	x86NullRegs  = regexp.MustCompile(`\$0,\s*%rcx`)
-	x86PassRBP   = regexp.MustCompile(`%rbp,\s*%rdi`)
-	x86PassRSP   = regexp.MustCompile(`%rsp,\s*%rdi`)
+	x86CallRTH     = regexp.MustCompile(`call\s+ftrace_return_to_handler`)
+	x86FtraceCal   = regexp.MustCompile(`ftrace_call\b`)
+	x86NullRegs    = regexp.MustCompile(`\$0,\s*%rcx`)
+	x86PassRBP     = regexp.MustCompile(`%rbp,\s*%rdi`)
+	x86PassRSP     = regexp.MustCompile(`%rsp,\s*%rdi`)
+	x86FillArgs    = regexp.MustCompile(`\b(CS|RSP)\(%rsp\)`)
+	x86FregsRE     = regexp.MustCompile(`FRAME_SIZE|\bRAX\(%rsp\)`)
+	x86CallPrepare = regexp.MustCompile(`call\s+prepare_ftrace_return`)
+	x86OrigRAX     = regexp.MustCompile(`\bORIG_RAX\(%rsp\)`)
+	x86RegsEnd     = regexp.MustCompile(`SYM_FUNC_END\(\s*ftrace_regs_caller\s*\)`)
 )
 
 // detectX86 reads arch/x86/kernel/ftrace_64.S of any era:
 //   - ftrace_graph_call (a jmp patched to ftrace_graph_caller) exists up to
 //     v5.15; v5.16 "x86/ftrace: Make function graph use ftrace directly"
-//     removed it;
+//     removed it; ftrace_graph_caller calls prepare_ftrace_return(ip,
+//     parent, frame_pointer) (arch/x86/kernel/ftrace.c, <= v5.15);
 //   - ftrace_caller passes "movq $0, %rcx" (regs = NULL) up to v5.10; from
 //     v5.11 it fills RSP and CS in ftrace_regs;
+//   - save_mcount_regs zeroes ORIG_RAX and ftrace_regs_caller tests it for
+//     a direct trampoline from v5.5 ("ftrace/x86: Add
+//     register_ftrace_direct() for custom trampolines");
 //   - return_to_handler passes %rbp (the frame pointer) up to v6.4, %rsp
 //     over a 24-byte fgraph_ret_regs in v6.5-v6.13, and a FRAME_SIZE
 //     ftrace_regs filled by RAX(%rsp)... from v6.14.
-func detectX86(src string) Evidence {
+func detectX86(s *source) Evidence {
 	var ev Evidence
-	ev.Entry = defines(src, "ftrace_caller")
-	ev.Exit = defines(src, "return_to_handler")
+	fcAt := s.def("ftrace_caller")
+	ev.Entry = fcAt >= 0
+	ev.Exit = s.defines("return_to_handler")
 	if ev.Entry {
-		if defines(src, "ftrace_graph_call") {
+		if at := s.def("ftrace_graph_call"); at >= 0 {
 			ev.Graph = trampolines.GraphViaCaller
-			ev.note("ftrace_graph_call jumps to ftrace_graph_caller (<= v5.15)")
+			ev.decide(PropGraph, "ftrace_graph_call jumps to ftrace_graph_caller (<= v5.15)", s.cite(at))
+			if from, to := s.body("ftrace_graph_caller", x86CallPrepare); from >= 0 {
+				if at := s.find(x86CallPrepare, from, to); at >= 0 {
+					ev.Prepare = ftrace.PrepareIPParentFP
+					ev.decide(PropPrepare, "ftrace_graph_caller calls prepare_ftrace_return(ip, parent, frame_pointer) (<= v5.15)", s.cite(at))
+				}
+			}
 		} else {
 			ev.Graph = trampolines.GraphViaOps
-			ev.note("no ftrace_graph_call: graph through ftrace_graph_func (v5.16+)")
+			ev.decide(PropGraph, "no ftrace_graph_call: graph through ftrace_graph_func (v5.16+)", "ftrace_caller at "+s.at(fcAt)+" has none")
 		}
-		fc := body(src, "ftrace_caller", x86FtraceCal)
-		switch {
-		case x86NullRegs.MatchString(fc):
+		from, to := s.body("ftrace_caller", x86FtraceCal)
+		if at := s.find(x86NullRegs, from, to); at >= 0 {
 			ev.WithArgs = "no"
-			ev.note("ftrace_caller passes regs = NULL (<= v5.10)")
-		case strings.Contains(fc, "CS(%rsp)") || strings.Contains(fc, "RSP(%rsp)"):
+			ev.decide(PropArgs, "ftrace_caller passes regs = NULL (<= v5.10)", s.cite(at))
+		} else if at := s.find(x86FillArgs, from, to); at >= 0 {
 			ev.WithArgs = "yes"
-			ev.note("ftrace_caller fills ftrace_regs RSP/CS (WITH_ARGS, v5.11+)")
+			ev.decide(PropArgs, "ftrace_caller fills ftrace_regs RSP/CS (WITH_ARGS, v5.11+)", s.cite(at))
+		}
+		if from, to := s.bodyN("ftrace_regs_caller", x86RegsEnd, 200); from >= 0 {
+			if at := s.find(x86OrigRAX, from, to); at >= 0 {
+				ev.Direct = "yes"
+				ev.decide(PropDirect, "ftrace_regs_caller tests ORIG_RAX for a direct trampoline (v5.5+)", s.cite(at))
+			}
 		}
 	}
 	if ev.Exit {
-		rth := body(src, "return_to_handler", x86CallRTH)
-		switch {
-		case strings.Contains(rth, "FRAME_SIZE") || strings.Contains(rth, "RAX(%rsp)"):
+		from, to := s.body("return_to_handler", x86CallRTH)
+		if at := s.find(x86FregsRE, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitFregs
-			ev.note("return_to_handler passes a FRAME_SIZE struct ftrace_regs (v6.14+)")
-		case x86PassRBP.MatchString(rth):
+			ev.decide(PropExit, "return_to_handler passes a FRAME_SIZE struct ftrace_regs (v6.14+)", s.cite(at))
+		} else if at := s.find(x86PassRBP, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitLegacy
-			ev.note("return_to_handler passes %rbp, the frame pointer (<= v6.4)")
-		case x86PassRSP.MatchString(rth):
+			ev.decide(PropExit, "return_to_handler passes %rbp, the frame pointer (<= v6.4)", s.cite(at))
+		} else if at := s.find(x86PassRSP, from, to); at >= 0 {
 			ev.ExitABI = trampolines.ExitRetRegs
-			ev.note("return_to_handler passes %rsp over a struct fgraph_ret_regs (v6.5-v6.13)")
+			ev.decide(PropExit, "return_to_handler passes %rsp over a struct fgraph_ret_regs (v6.5-v6.13)", s.cite(at))
 		}
 	}
 	return ev

@@ -11,9 +11,14 @@
 // Run times many pairings at once, in generations: each starts one child
 // per pairing, all pinned to the same CPU, and samples them in interleaved
 // rounds (every pairing and mode once per round); generations continue
-// until the confidence intervals are narrow enough or the time budget is
-// spent. A process is the statistical unit, and the statistics are
-// golang.org/x/perf/benchmath's (stats.go). Headline and ReportConfig are
+// until the time budget is spent, each at the next layout (the entry and
+// exit trampolines shifted within their cache lines, functions aligned as
+// the kernel aligns them). The generations are grouped by start time into
+// blocks spread over the run, the unit of the statistics (stats.go): the
+// medians and intervals are golang.org/x/perf/benchmath's over the blocks,
+// the p values the Wilcoxon signed-rank test's (signedrank.go), which
+// benchmath lacks. Rerun makes a run again and again and says how the
+// runs agree (stability.go, make bench-stability). Headline and ReportConfig are
 // the report's comparisons, with the registry's experiments (table.go).
 // ValgrindCounts counts the same code's instructions under callgrind, all
 // pairings in one child (valgrind.go). The parent builds each pairing

@@ -93,8 +93,54 @@ func (s Spec) Tramp(role trampolines.Role) (harness.Tramp, error) {
 	return harness.FromVariant(v)
 }
 
-// Build links the job's pairing for the host.
-func (j Job) Build() (harness.Setup, *asm.Image, error) {
+// FunctionAlign is x86-64's CONFIG_FUNCTION_ALIGNMENT, the alignment the
+// kernel gives every function: 16 bytes (arch/x86/Kconfig, v6.2+: select
+// FUNCTION_ALIGNMENT_16B if X86_64 || X86_ALIGNMENT_16; arch/Kconfig:
+// FUNCTION_ALIGNMENT default 16 if FUNCTION_ALIGNMENT_16B; the top
+// Makefile: -falign-functions=$(CONFIG_FUNCTION_ALIGNMENT);
+// arch/x86/include/asm/linkage.h: __ALIGN .balign
+// CONFIG_FUNCTION_ALIGNMENT, 0x90, and .p2align 4, 0x90 under
+// CONFIG_X86_64 before v6.2).
+const FunctionAlign = 16
+
+// Shifts are the offsets within a 64-byte cache line at which the entry
+// and the exit trampolines are placed, one layout per generation in turn
+// (LayoutOf): a difference between two exits that is the layout's (how
+// many 32-byte fetch blocks or cache lines the code spans) changes with
+// the shift, the code's does not.
+var Shifts = []int{0, 16, 32, 48}
+
+// Layout is one placement of a pairing: the entry's and the exit's offset
+// within their cache lines.
+type Layout struct {
+	Entry int `json:"entry_offset"`
+	Exit  int `json:"exit_offset"`
+}
+
+// LayoutOf is the layout of generation g given shifts: the exit at
+// shifts[k] and the entry at shifts[k+1] (cyclically), k = g mod
+// len(shifts), so every len(shifts) consecutive generations visit every
+// offset of either trampoline once.
+func LayoutOf(g int, shifts []int) Layout {
+	if len(shifts) == 0 {
+		return Layout{}
+	}
+	k := g % len(shifts)
+	return Layout{Entry: shifts[(k+1)%len(shifts)], Exit: shifts[k]}
+}
+
+// Build links the job's pairing for the host, laid out as the emulator
+// lays it out (see BuildAt).
+func (j Job) Build() (harness.Setup, *asm.Image, error) { return j.build(nil) }
+
+// BuildAt links the job's pairing for the host with the kernel's function
+// alignment, every unit on a 64-byte line but the entry and the exit,
+// which start l's offsets into theirs.
+func (j Job) BuildAt(l Layout) (harness.Setup, *asm.Image, error) {
+	return j.build(&harness.Layout{FunctionAlign: FunctionAlign, Line: 64, Offset: map[trampolines.Role]int{trampolines.Entry: l.Entry, trampolines.Exit: l.Exit}})
+}
+
+func (j Job) build(l *harness.Layout) (harness.Setup, *asm.Image, error) {
 	entry, err := j.Entry.Tramp(trampolines.Entry)
 	if err != nil {
 		return harness.Setup{}, nil, err
@@ -103,7 +149,7 @@ func (j Job) Build() (harness.Setup, *asm.Image, error) {
 	if err != nil {
 		return harness.Setup{}, nil, err
 	}
-	s := harness.Setup{Arch: Arch, Entry: entry, Exit: exit}
+	s := harness.Setup{Arch: Arch, Entry: entry, Exit: exit, Layout: l}
 	rt, err := trampolines.Files.ReadFile("native/x86_64.S")
 	if err != nil {
 		return s, nil, err

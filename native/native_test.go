@@ -2,11 +2,13 @@ package native_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 
 	"trampemu/native"
 	"trampemu/trampolines"
@@ -70,8 +72,8 @@ func TestRunKernelPairings(t *testing.T) {
 // child and must show no significant difference in any mode; the
 // deliberately mispredicted return of rth-merged costs time against the
 // same code ending in jmp *%rdi (the experiment), and tracing off runs the
-// same code at the same addresses in both. The bench lines carry every
-// sample.
+// same code at the same addresses in both. The bench lines carry one
+// value per block (here a generation each).
 func TestCompare(t *testing.T) {
 	base, jmp := native.BasePairing, "ftrace_caller+rth-merged-jmp"
 	var jobs []native.Job
@@ -101,8 +103,16 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	g, _ := st.Comparison(jmp, base, native.Graph)
-	if !g.Significant || g.CI95[0] <= 0 {
+	if !g.Significant || g.CI95[0] <= 0 || g.Test != native.SignedRankTest || g.N != 6 || g.MinP != 1.0/32 {
 		t.Errorf("the v6.5+ return sequence shows no cost against jmp *%%rdi: %+v", g)
+	}
+	// 6 generations over 4 layouts: 2, 2, 1, 1; the graph difference at
+	// every layout is the return sequence's cost too.
+	if ls := st.Info.LayoutShifts; len(ls) != 4 || ls[0].Generations != 2 || ls[3].Generations != 1 || st.Info.FunctionAlign != 16 {
+		t.Errorf("layout shifts %+v", ls)
+	}
+	if !(g.ShiftRange[0] > 0 && g.ShiftRange[0] <= g.DiffNs+1 && g.ShiftRange[1] >= g.DiffNs-1) {
+		t.Errorf("per-layout range %v of %+.2f", g.ShiftRange, g.DiffNs)
 	}
 	var b bytes.Buffer
 	if err := native.WriteBench(&b, st); err != nil {
@@ -111,22 +121,34 @@ func TestCompare(t *testing.T) {
 	// benchstat's reader (golang.org/x/perf/benchfmt) takes every line.
 	rd := benchfmt.NewReader(strings.NewReader(b.String()), "bench.txt")
 	results := 0
+	var baseGraph []float64
 	for rd.Scan() {
 		switch r := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
 			t.Errorf("benchfmt: %v", r)
 		case *benchfmt.Result:
-			if v, ok := r.Value("sec/op"); !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
+			v, ok := r.Value("sec/op")
+			if !ok || v <= 0 || r.Iters != 500 || !strings.HasPrefix(string(r.Name), "Native/entry=ftrace_caller/exit=rth-merged") {
 				t.Errorf("benchfmt result %s: %d iterations, %v s/op", r.Name, r.Iters, v)
+			}
+			if string(r.Name) == "Native/entry=ftrace_caller/exit=rth-merged/mode=graph" {
+				baseGraph = append(baseGraph, v*1e9)
 			}
 			results++
 		}
 	}
-	if results != 2*3*60 {
-		t.Errorf("benchfmt read %d results, want %d", results, 2*3*60)
+	// benchstat's summary of those lines (benchmath's median interval)
+	// is the run's own row, to the bench lines' three decimals.
+	row, _ := st.Row(base, native.Graph)
+	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(baseGraph, &benchmath.DefaultThresholds), 0.95)
+	if math.Abs(sum.Center-row.MedianNs) > 0.001 || math.Abs(sum.Lo-row.CI95[0]) > 0.001 || math.Abs(sum.Hi-row.CI95[1]) > 0.001 {
+		t.Errorf("benchstat's view %.3f [%.3f, %.3f], the run's %.3f %v", sum.Center, sum.Lo, sum.Hi, row.MedianNs, row.CI95)
 	}
-	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 60 {
-		t.Errorf("%d bench lines of the base pairing in graph mode, want 60 (6 generations of 10 rounds):\n%s", n, b.String()[:min(b.Len(), 400)])
+	if results != 2*3*6 {
+		t.Errorf("benchfmt read %d results, want %d", results, 2*3*6)
+	}
+	if n := strings.Count(b.String(), "BenchmarkNative/entry=ftrace_caller/exit=rth-merged/mode=graph \t500\t"); n != 6 {
+		t.Errorf("%d bench lines of the base pairing in graph mode, want 6 (6 generations, one block each):\n%s", n, b.String()[:min(b.Len(), 400)])
 	}
 }
 
@@ -228,5 +250,45 @@ func TestTwoControls(t *testing.T) {
 		if c.A != c.B || c.DiffNs < -1 || c.DiffNs > 1 {
 			t.Errorf("control %s/%s %s: %+.2f ns", c.A, c.B, c.Mode, c.DiffNs)
 		}
+	}
+}
+
+// Every registry pairing links at every layout shift: the entry and the
+// exit start at their offsets within a 64-byte line, the workloads and the
+// runtime on a line start, and every function is aligned to 16 bytes as
+// the kernel aligns it; a run visits every layout and reports each.
+func TestLayoutShifts(t *testing.T) {
+	for _, j := range native.RegistryJobs() {
+		for k := range native.Shifts {
+			l := native.LayoutOf(k, native.Shifts)
+			_, im, err := j.BuildAt(l)
+			if err != nil {
+				t.Fatalf("%s at %+v: %v", j.Name(), l, err)
+			}
+			for _, u := range im.Units {
+				want := uint64(0)
+				switch u.Name {
+				case "entry":
+					want = uint64(l.Entry)
+				case "exit":
+					want = uint64(l.Exit)
+				}
+				if u.Start%64 != want {
+					t.Errorf("%s at %+v: unit %s at %#x", j.Name(), l, u.Name, u.Start)
+				}
+			}
+			for _, name := range []string{"add", "ftrace_stub", "native_loop"} {
+				if a, ok := im.Symbol(name); !ok || a%native.FunctionAlign != 0 {
+					t.Errorf("%s at %+v: %s at %#x, not %d-byte aligned", j.Name(), l, name, a, native.FunctionAlign)
+				}
+			}
+		}
+	}
+	seen := map[native.Layout]bool{}
+	for g := range 8 {
+		seen[native.LayoutOf(g, native.Shifts)] = true
+	}
+	if len(seen) != len(native.Shifts) {
+		t.Errorf("8 generations visit %d layouts, want %d", len(seen), len(native.Shifts))
 	}
 }

@@ -37,9 +37,13 @@ type planSection struct {
 	Data []byte `json:"data"`
 }
 
-// makePlan builds the job's pairing for the host and plans its run.
-func makePlan(j Job) (*plan, error) {
+// makePlan builds the job's pairing for the host at layout l (nil: the
+// emulator's layout) and plans its run.
+func makePlan(j Job, l *Layout) (*plan, error) {
 	s, im, err := j.Build()
+	if l != nil {
+		s, im, err = j.BuildAt(*l)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +81,9 @@ func makePlan(j Job) (*plan, error) {
 			return nil, fmt.Errorf("native image of %s has no %s unit", j.Name(), u.role)
 		}
 		*u.dst = [2]uint64{unit.Start, unit.End}
+	}
+	if l != nil && (int(p.EntryUnit[0]%64) != l.Entry || int(p.ExitUnit[0]%64) != l.Exit) {
+		return nil, fmt.Errorf("native image of %s: entry at %#x, exit at %#x, not at offsets %d and %d of a 64-byte line", j.Name(), p.EntryUnit[0], p.ExitUnit[0], l.Entry, l.Exit)
 	}
 	if p.Patches[Function], err = harness.EnablePatches(s, im, dispatch, false); err != nil {
 		return nil, err

@@ -25,7 +25,17 @@ import (
 // the process drew), so samples of one process are not independent
 // evidence about the pairing. Each generation contributes its median per
 // pairing and mode, and per comparison the median of its per-round
-// differences; benchmath summarises those over the generations.
+// differences.
+//
+// The machine drifts during a run (other load comes and goes: on the
+// 2-core VM the per-generation medians had a lag-1 autocorrelation of
+// 0.63), so consecutive generations are not independent either. The run
+// therefore spends its whole budget, and its generations are grouped by
+// start time into Blocks blocks spread evenly over it; a block's value is
+// the median of its generations', and the intervals (benchmath's
+// distribution-free interval of the median) and the paired test
+// (SignedRank) are over the blocks, so that the drift within the run is
+// in the interval as variation between blocks.
 type Config struct {
 	// Jobs are the pairings to time (each once; a repeated name is an
 	// error).
@@ -42,21 +52,31 @@ type Config struct {
 	Rounds int
 	// Generations: at least MinGenerations (0: 6, the fewest for a 95%
 	// interval of a median), at most MaxGenerations (0: no limit); between
-	// them the run stops when every comparison's 95% interval (every row's
-	// when there are no comparisons) has a half-width of at most TargetNs
-	// (0: 1 ns), or when Budget (0: 20 s) is spent.
+	// them the run continues until Budget (0: 20 s) is spent: it does not
+	// stop early when the intervals are narrow (stopping on the data would
+	// bias them), TargetNs (0: 1 ns) is the half-width it is reported to
+	// have reached or not.
 	MinGenerations, MaxGenerations int
 	TargetNs                       float64
 	Budget                         time.Duration
+	// Blocks is the number of blocks the generations are grouped into by
+	// start time (0: 10; a run of fewer generations has one block per
+	// generation).
+	Blocks int
+	// Shifts are the trampolines' offsets within their cache lines, one
+	// layout per generation in turn (LayoutOf; nil: Shifts, 0/16/32/48).
+	// Functions are aligned as the kernel aligns them (FunctionAlign).
+	Shifts []int
 	// CPU the children are pinned to (-1: the highest this process may
 	// use).
 	CPU int
 }
 
 // Row is one pairing in one mode: the median ns per call of add(1, 2)
-// over the generations (each the median of its process's samples, each
-// sample the mean over Calls calls) with its 95% confidence interval
-// (benchmath.AssumeNothing: distribution-free, on order statistics).
+// over the blocks (each the median of its generations', each of those the
+// median of its process's samples, each sample the mean over Calls calls)
+// with its 95% confidence interval (benchmath.AssumeNothing:
+// distribution-free, on order statistics) and the range of the blocks.
 type Row struct {
 	Entry      string   `json:"entry"`
 	Exit       string   `json:"exit"`
@@ -64,29 +84,47 @@ type Row struct {
 	Experiment bool     `json:"experiment,omitempty"`
 	MedianNs   float64  `json:"median_ns"`
 	CI95       Interval `json:"ci95"`
+	// BlockRange is the smallest and the largest block value: the drift
+	// within the run.
+	BlockRange Interval `json:"block_range"`
 	// Samples is the number of timed samples, Processes the number of
-	// child processes (generations) they came from.
+	// child processes (generations) they came from, Blocks the number of
+	// blocks.
 	Samples   int `json:"samples"`
 	Processes int `json:"processes"`
+	Blocks    int `json:"blocks"`
 }
 
-// Comparison is B minus A in one mode: the median over the generations of
-// each generation's median per-round difference (A and B sampled in the
-// same round, moments apart) with its 95% interval, and the p value of
-// benchmath's Mann-Whitney U test of those per-generation differences
-// against as many zeros (a paired test: the load on the machine moves A
-// and B together and cancels); Significant says IsSignificant: p < 0.05
-// and the 95% interval excludes zero. A equal to B is the A/A control
-// (two child processes of the same pairing in every generation): it must
-// not be significant.
+// Comparison is B minus A in one mode: per generation the median of the
+// per-round differences (A and B sampled in the same round, moments
+// apart), per block the median of its generations', and over the blocks
+// their median with its 95% interval and the p value of the Wilcoxon
+// signed-rank test of the block differences (SignedRank: paired, as each
+// block's A and B ran side by side, so the load on the machine moves them
+// together and cancels); Significant says IsSignificant: p < 0.05 and the
+// 95% interval excludes zero. A equal to B is the A/A control (two child
+// processes of the same pairing in every generation): it must not be
+// significant.
 type Comparison struct {
-	A           string   `json:"a"`
-	B           string   `json:"b"`
-	Mode        Mode     `json:"mode"`
-	DiffNs      float64  `json:"diff_ns"`
-	CI95        Interval `json:"ci95"`
-	P           float64  `json:"p"`
-	Significant bool     `json:"significant"`
+	A      string   `json:"a"`
+	B      string   `json:"b"`
+	Mode   Mode     `json:"mode"`
+	DiffNs float64  `json:"diff_ns"`
+	CI95   Interval `json:"ci95"`
+	// Confidence is the interval's actual level (an order-statistic
+	// interval's is at least 0.95, e.g. 0.979 for 10 blocks).
+	Confidence float64  `json:"confidence"`
+	BlockRange Interval `json:"block_range"`
+	// ShiftRange is the smallest and the largest of the per-layout
+	// differences (RunInfo.LayoutShifts): the layout's effect.
+	ShiftRange Interval `json:"shift_range"`
+	Test       string   `json:"test"`
+	P          float64  `json:"p"`
+	// MinP is the smallest p the test can give with N blocks (N non-zero
+	// block differences): 2/2^N, so N < 6 can never be significant.
+	MinP        float64 `json:"min_p"`
+	N           int     `json:"n"`
+	Significant bool    `json:"significant"`
 	// Negligible: the whole interval lies within ±EquivalenceNs. With
 	// intervals this narrow a real but immaterial difference between two
 	// processes of the same code (a few picoseconds) can be significant;
@@ -100,7 +138,7 @@ type Comparison struct {
 const EquivalenceNs = 0.05
 
 // IsSignificant is the one rule every verdict uses: a difference is
-// significant only when benchmath's test says so (p < alpha) AND its 95%
+// significant only when the paired test says so (p < alpha) AND its 95%
 // interval excludes zero (an interval that contains zero does not tell the
 // sign of the difference, whatever p says).
 func IsSignificant(p, alpha float64, ci Interval) bool {
@@ -115,8 +153,12 @@ func (c Comparison) HalfWidth() float64 { return (c.CI95[1] - c.CI95[0]) / 2 }
 
 // RunInfo says how a run went.
 type RunInfo struct {
+	// Machine and Date (UTC) say where and when the run was made.
+	Machine        string  `json:"machine"`
+	Date           string  `json:"date"`
 	CPU            int     `json:"cpu"`
 	Generations    int     `json:"generations"`
+	Blocks         int     `json:"blocks"`
 	Rounds         int     `json:"rounds_per_generation"`
 	CallsPerSample int     `json:"calls_per_sample"`
 	Warmup         int     `json:"warmup_calls"`
@@ -127,6 +169,28 @@ type RunInfo struct {
 	// too few generations leave an interval infinite.
 	MaxHalfWidthNs *float64 `json:"max_half_width_ns"`
 	ReachedTarget  bool     `json:"reached_target"`
+	// FunctionAlign is the functions' alignment (FunctionAlign);
+	// LayoutShifts the comparisons per layout.
+	FunctionAlign int           `json:"function_align"`
+	LayoutShifts  []LayoutShift `json:"layout_shifts"`
+}
+
+// LayoutShift is one layout's comparisons: per comparison the median over
+// the generations run at that layout of their differences, with its 95%
+// interval.
+type LayoutShift struct {
+	Layout
+	Generations int         `json:"generations"`
+	Compare     []ShiftDiff `json:"compare"`
+}
+
+// ShiftDiff is one comparison at one layout.
+type ShiftDiff struct {
+	A      string   `json:"a"`
+	B      string   `json:"b"`
+	Mode   Mode     `json:"mode"`
+	DiffNs float64  `json:"diff_ns"`
+	CI95   Interval `json:"ci95"`
 }
 
 // Stats is a run's result.
@@ -135,8 +199,15 @@ type Stats struct {
 	Compare []Comparison `json:"native_compare,omitempty"`
 	Info    RunInfo      `json:"native_run"`
 	// raw[g][i][m] are generation g's samples of instance i in mode
-	// Modes[m], in round order.
-	raw [][][][]float64
+	// Modes[m], in round order; at[g] is when generation g started,
+	// seconds into the run, and layout[g] its layout (an index into
+	// shifts' layouts); blocks the number of blocks asked for.
+	raw    [][][][]float64
+	at     []float64
+	layout []int
+	shifts []int
+	blocks int
+	in     instances
 }
 
 // Row returns the row of a pairing and mode.
@@ -173,6 +244,7 @@ func Run(cfg Config) (*Stats, error) {
 	if budget <= 0 {
 		budget = 20 * time.Second
 	}
+	nBlocks := or(cfg.Blocks, 10)
 	// Instances: one per job, then the A/A control's second instance.
 	index := map[string]int{}
 	jobs := slices.Clone(cfg.Jobs)
@@ -208,15 +280,26 @@ func Run(cfg Config) (*Stats, error) {
 			return nil, err
 		}
 	}
-	plans, err := makePlans(jobs)
-	if err != nil {
-		return nil, err
+	shifts := cfg.Shifts
+	if len(shifts) == 0 {
+		shifts = Shifts
 	}
-	st := &Stats{}
+	plans := make([][]*plan, len(shifts))
+	for k := range shifts {
+		l := LayoutOf(k, shifts)
+		var err error
+		if plans[k], err = makePlans(jobs, &l); err != nil {
+			return nil, err
+		}
+	}
 	in := instances{index: index, controls: controls}
+	st := &Stats{blocks: nBlocks, shifts: shifts, in: in}
 	start := time.Now()
 	for {
-		gen, err := runGeneration(jobs, plans, len(st.raw), cpu, rounds, warmup, calls)
+		st.at = append(st.at, time.Since(start).Seconds())
+		k := len(st.raw) % len(shifts)
+		st.layout = append(st.layout, k)
+		gen, err := runGeneration(jobs, plans[k], len(st.raw), cpu, rounds, warmup, calls)
 		if err != nil {
 			return nil, err
 		}
@@ -234,19 +317,17 @@ func Run(cfg Config) (*Stats, error) {
 		if cfg.MaxGenerations > 0 && g >= cfg.MaxGenerations {
 			break
 		}
-		if g < minGen {
-			continue
-		}
-		if time.Since(start) >= budget || st.widest(compare, in, len(cfg.Jobs)) <= target {
+		if g >= minGen && time.Since(start) >= budget {
 			break
 		}
 	}
-	st.Info = RunInfo{CPU: cpu, Generations: len(st.raw), Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
+	st.Info = RunInfo{Machine: Machine(), Date: start.UTC().Format("2006-01-02 15:04 UTC"), CPU: cpu, Generations: len(st.raw), Blocks: len(st.blockOf()), Rounds: rounds, CallsPerSample: calls, Warmup: warmup, Seconds: time.Since(start).Seconds(), TargetNs: target}
 	for i, j := range cfg.Jobs {
 		for m, mode := range Modes {
-			sum := summary(st.medians(i, m))
+			bv := st.blockValues(st.medians(i, m))
+			sum := summary(bv)
 			st.Rows = append(st.Rows, Row{Entry: j.Entry.name(), Exit: j.Exit.name(), Mode: mode, Experiment: j.Experiment(),
-				MedianNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Samples: rounds * len(st.raw), Processes: len(st.raw)})
+				MedianNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, BlockRange: rangeOf(bv), Samples: rounds * len(st.raw), Processes: len(st.raw), Blocks: len(bv)})
 		}
 	}
 	for _, c := range compare {
@@ -254,6 +335,8 @@ func Run(cfg Config) (*Stats, error) {
 			st.Compare = append(st.Compare, st.compare(c, m, mode, in))
 		}
 	}
+	st.Info.FunctionAlign = FunctionAlign
+	st.Info.LayoutShifts = st.layoutShifts()
 	w := st.widest(compare, in, len(cfg.Jobs))
 	if !math.IsInf(w, 0) && !math.IsNaN(w) {
 		st.Info.MaxHalfWidthNs = &w
@@ -276,9 +359,9 @@ func (in instances) of(name string, second bool) int {
 	return in.index[name]
 }
 
-// makePlans builds every job's plan once (the control shares its
-// pairing's).
-func makePlans(jobs []Job) ([]*plan, error) {
+// makePlans builds every job's plan at layout l once (the control shares
+// its pairing's).
+func makePlans(jobs []Job, l *Layout) ([]*plan, error) {
 	plans := make([]*plan, len(jobs))
 	byName := map[string]*plan{}
 	for i, j := range jobs {
@@ -289,7 +372,7 @@ func makePlans(jobs []Job) ([]*plan, error) {
 		if _, err := checkCanStart(j); err != nil {
 			return nil, err
 		}
-		p, err := makePlan(j)
+		p, err := makePlan(j, l)
 		if err != nil {
 			return nil, err
 		}
@@ -394,11 +477,61 @@ func (st *Stats) medians(i, m int) []float64 {
 	return out
 }
 
-// compare computes one comparison: per generation the median of the
-// per-round differences B - A, summarised over the generations by
-// benchmath, and its U test against zero.
-func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison {
-	ia, ib := in.of(c[0], false), in.of(c[1], c[0] == c[1])
+// blockOf groups the generations into blocks by start time: the run's
+// span [first start, last start] cut into st.blocks equal parts (fewer
+// when there are fewer generations), empty parts dropped. Without start
+// times (a run made in a test) the generations are cut by index.
+func (st *Stats) blockOf() [][]int {
+	n := len(st.raw)
+	b := or(st.blocks, 10)
+	if n <= b {
+		out := make([][]int, n)
+		for g := range out {
+			out[g] = []int{g}
+		}
+		return out
+	}
+	pos := func(g int) float64 { return float64(g) / float64(n) }
+	if len(st.at) == n && st.at[n-1] > st.at[0] {
+		span := st.at[n-1] - st.at[0]
+		// The last generation starts at the end of the span: place every
+		// start at its share of a span one mean generation longer, so the
+		// blocks are of equal duration.
+		span += span / float64(n-1)
+		pos = func(g int) float64 { return (st.at[g] - st.at[0]) / span }
+	}
+	out := make([][]int, b)
+	for g := range n {
+		k := min(int(pos(g)*float64(b)), b-1)
+		out[k] = append(out[k], g)
+	}
+	return slices.DeleteFunc(out, func(gs []int) bool { return len(gs) == 0 })
+}
+
+// blockValues is the median of per-generation values per block.
+func (st *Stats) blockValues(perGen []float64) []float64 {
+	var out []float64
+	for _, gs := range st.blockOf() {
+		xs := make([]float64, len(gs))
+		for i, g := range gs {
+			xs[i] = perGen[g]
+		}
+		out = append(out, summary(xs).Center)
+	}
+	return out
+}
+
+// rangeOf is [min, max] of xs.
+func rangeOf(xs []float64) Interval {
+	if len(xs) == 0 {
+		return Interval{math.NaN(), math.NaN()}
+	}
+	return Interval{slices.Min(xs), slices.Max(xs)}
+}
+
+// genDiffs is per generation the median of the per-round differences
+// B - A of instances ia and ib in mode m.
+func (st *Stats) genDiffs(ia, ib, m int) []float64 {
 	diffs := make([]float64, len(st.raw))
 	for g, gen := range st.raw {
 		a, b := gen[ia][m], gen[ib][m]
@@ -408,13 +541,71 @@ func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison
 		}
 		diffs[g] = summary(d).Center
 	}
+	return diffs
+}
+
+// compare computes one comparison: per generation the median of the
+// per-round differences B - A, per block the median of those, summarised
+// over the blocks by benchmath and tested by SignedRank.
+func (st *Stats) compare(c [2]string, m int, mode Mode, in instances) Comparison {
+	ia, ib := in.of(c[0], false), in.of(c[1], c[0] == c[1])
+	gd := st.genDiffs(ia, ib, m)
+	cmp := compareBlocks(c, mode, st.blockValues(gd))
+	var per []float64
+	for _, xs := range st.byLayout(gd) {
+		if len(xs) > 0 {
+			per = append(per, summary(xs).Center)
+		}
+	}
+	cmp.ShiftRange = rangeOf(per)
+	return cmp
+}
+
+// byLayout splits per-generation values by the generations' layouts.
+func (st *Stats) byLayout(perGen []float64) [][]float64 {
+	n := max(len(st.shifts), 1)
+	out := make([][]float64, n)
+	for g, v := range perGen {
+		k := 0
+		if g < len(st.layout) {
+			k = st.layout[g]
+		}
+		out[k] = append(out[k], v)
+	}
+	return out
+}
+
+// layoutShifts is every comparison per layout (st.Compare must be
+// computed).
+func (st *Stats) layoutShifts() []LayoutShift {
+	out := make([]LayoutShift, len(st.shifts))
+	for k := range out {
+		out[k].Layout = LayoutOf(k, st.shifts)
+	}
+	for g := range st.raw {
+		out[st.layout[g]].Generations++
+	}
+	for _, c := range st.Compare {
+		ia, ib := st.in.of(c.A, false), st.in.of(c.B, c.A == c.B)
+		m := slices.Index(Modes, c.Mode)
+		for k, xs := range st.byLayout(st.genDiffs(ia, ib, m)) {
+			if len(xs) == 0 {
+				continue
+			}
+			sum := summary(xs)
+			out[k].Compare = append(out[k].Compare, ShiftDiff{A: c.A, B: c.B, Mode: c.Mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}})
+		}
+	}
+	return out
+}
+
+// compareBlocks summarises and tests the block differences of c.
+func compareBlocks(c [2]string, mode Mode, diffs []float64) Comparison {
 	sum := summary(diffs)
-	// Paired: the differences against as many zeros (what no effect
-	// looks like), so that the generations' common ups and downs cancel.
-	sd := benchmath.NewSample(slices.Clone(diffs), &benchmath.DefaultThresholds)
-	sz := benchmath.NewSample(make([]float64, len(diffs)), &benchmath.DefaultThresholds)
-	cmp := benchmath.AssumeNothing.Compare(sz, sd)
-	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, P: cmp.P, Significant: IsSignificant(cmp.P, cmp.Alpha, Interval{sum.Lo, sum.Hi}),
+	p, minP, n := SignedRank(diffs)
+	ci := Interval{sum.Lo, sum.Hi}
+	return Comparison{A: c[0], B: c[1], Mode: mode, DiffNs: sum.Center, CI95: ci, Confidence: sum.Confidence, BlockRange: rangeOf(diffs),
+		Test: SignedRankTest, P: p, MinP: minP, N: n, Significant: IsSignificant(p, 0.05, ci),
 		Negligible: sum.Lo >= -EquivalenceNs && sum.Hi <= EquivalenceNs}
 }
 
@@ -425,7 +616,7 @@ func (st *Stats) widest(compare [][2]string, in instances, rows int) float64 {
 	if len(compare) == 0 {
 		for i := range rows {
 			for m := range Modes {
-				s := summary(st.medians(i, m))
+				s := summary(st.blockValues(st.medians(i, m)))
 				w = math.Max(w, (s.Hi-s.Lo)/2)
 			}
 		}

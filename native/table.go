@@ -67,8 +67,8 @@ var HeadlineEffects = []Effect{
 // ReportConfig is the report's run: every registry pairing plus
 // rth-legacy under ftrace_caller (its registry pairing has the v5.10
 // entry), compared as HeadlineEffects say, with the A/A control of the
-// base pairing: at least 10 generations, then until every interval's
-// half-width is at most 0.25 ns or the budget is spent.
+// base pairing: at least 10 generations and the whole budget, the target
+// half-width 0.25 ns reported as reached or not.
 func ReportConfig() Config {
 	jobs := RegistryJobs()
 	extra, _ := ParsePairing("ftrace_caller+rth-legacy")
@@ -89,14 +89,27 @@ type EmulatedCost struct {
 // HeadlineRow is one effect with its interval, its share of the base
 // pairing's graph cost, and the exact exit-trampoline differences.
 type HeadlineRow struct {
-	Label       string   `json:"label"`
-	A           string   `json:"a"`
-	B           string   `json:"b"`
-	DiffNs      float64  `json:"diff_ns"`
-	CI95        Interval `json:"ci95"`
+	Label  string   `json:"label"`
+	A      string   `json:"a"`
+	B      string   `json:"b"`
+	DiffNs float64  `json:"diff_ns"`
+	CI95   Interval `json:"ci95"`
+	// BlockRange, Test, P, MinP and N are the comparison's
+	// (Comparison).
+	BlockRange  Interval `json:"block_range"`
+	Test        string   `json:"test"`
 	P           float64  `json:"p"`
+	MinP        float64  `json:"min_p"`
+	N           int      `json:"n"`
 	Significant bool     `json:"significant"`
 	Negligible  bool     `json:"negligible"`
+	// ShiftRange is the comparison's range over the layout shifts
+	// (Comparison.ShiftRange).
+	ShiftRange Interval `json:"shift_range"`
+	// Reruns is the between-run spread of the same effect in the rerun
+	// experiment (make bench-stability), when one was read
+	// (AttachReruns); nil otherwise.
+	Reruns *Reruns `json:"reruns,omitempty"`
 	// GraphCostNs is the graph cost (median graph minus median off) of
 	// pairing Of (A, or the kernel pairing an experiment isolates a part
 	// of); Percent is DiffNs as a share of it.
@@ -119,7 +132,8 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 		if !ok {
 			continue
 		}
-		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, P: c.P, Significant: c.Significant, Negligible: c.Negligible}
+		h := HeadlineRow{Label: e.Label, A: e.A, B: e.B, DiffNs: c.DiffNs, CI95: c.CI95, BlockRange: c.BlockRange, Test: c.Test, P: c.P, MinP: c.MinP, N: c.N,
+			Significant: c.Significant, Negligible: c.Negligible, ShiftRange: c.ShiftRange}
 		of := e.Of
 		if of == "" {
 			of = e.A
@@ -143,6 +157,32 @@ func Headline(st *Stats, effects []Effect, cost map[string]EmulatedCost) []Headl
 		out = append(out, h)
 	}
 	return out
+}
+
+// Reruns is one effect's between-run spread in the rerun experiment.
+type Reruns struct {
+	Runs    int     `json:"runs"`
+	Machine string  `json:"machine"`
+	Date    string  `json:"date"`
+	Median  float64 `json:"median"`
+	SD      float64 `json:"sd"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	// Covered: the runs whose interval contained the median of the
+	// others'; Significant: the runs that called it significant (a
+	// conclusion that flips between runs shows here).
+	Covered     int `json:"covered"`
+	Significant int `json:"significant"`
+}
+
+// AttachReruns adds the rerun experiment's spread (s may be nil) to the
+// headline rows of the same effect in graph mode.
+func AttachReruns(hs []HeadlineRow, s *Stability) {
+	for i, h := range hs {
+		if r, ok := s.Spread(h.A, h.B, Graph); ok {
+			hs[i].Reruns = &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered, Significant: r.Significant}
+		}
+	}
 }
 
 func exitOf(pairing string) string {
@@ -197,8 +237,8 @@ func Verdict(significant, negligible bool) string {
 // is marked.
 func WriteCompare(w io.Writer, st *Stats) error {
 	var b strings.Builder
-	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | p (U test, paired) | verdict (" + VerdictRule + ") |\n")
-	b.WriteString("|---|---|---|--:|--:|---|\n")
+	b.WriteString("| A | B | mode | B - A ns/call [95% CI] | blocks: range (n non-zero) | p (Wilcoxon signed-rank, paired; smallest attainable) | verdict (" + VerdictRule + ") |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|---|\n")
 	for _, c := range st.Compare {
 		verdict := Verdict(c.Significant, c.Negligible)
 		switch {
@@ -209,7 +249,7 @@ func WriteCompare(w io.Writer, st *Stats) error {
 		case c.A == c.B:
 			verdict += " (A/A control: passes)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.3g | %s |\n", c.A, c.B, c.Mode, signed(c.DiffNs, c.CI95), c.P, verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | [%+.3f, %+.3f] (%d) | %.3g (%.2g) | %s |\n", c.A, c.B, c.Mode, signed(c.DiffNs, c.CI95), c.BlockRange[0], c.BlockRange[1], c.N, c.P, c.MinP, verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -223,10 +263,28 @@ func WriteHeadline(w io.Writer, hs []HeadlineRow) error {
 		if h.Instructions != nil {
 			fmt.Fprintf(&b, "; exactly %+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
 		}
-		fmt.Fprintf(&b, " (%s, p = %.2g)\n", Verdict(h.Significant, h.Negligible), h.P)
+		fmt.Fprintf(&b, " (%s, p = %.2g, %s", Verdict(h.Significant, h.Negligible), h.P, pNote(h.N, h.MinP))
+		fmt.Fprintf(&b, "; the %d blocks of the run ranged %+.2f to %+.2f", h.N, h.BlockRange[0], h.BlockRange[1])
+		if !math.IsNaN(h.ShiftRange[0]) && h.ShiftRange != (Interval{}) {
+			fmt.Fprintf(&b, ", the layout shifts %+.2f to %+.2f", h.ShiftRange[0], h.ShiftRange[1])
+		}
+		if r := h.Reruns; r != nil {
+			fmt.Fprintf(&b, "; between %d reruns (%s, %s): median %+.2f, SD %.2f, range %+.2f to %+.2f, significant in %d)\n", r.Runs, r.Machine, r.Date, r.Median, r.SD, r.Min, r.Max, r.Significant)
+		} else {
+			b.WriteString("; between-run spread not measured: make bench-stability)\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// pNote names the test and, when few blocks limit it, its smallest
+// attainable p.
+func pNote(n int, minP float64) string {
+	if minP >= 0.05 {
+		return fmt.Sprintf("Wilcoxon signed-rank over %d blocks, whose smallest attainable p is %.2g: too few to be significant", n, minP)
+	}
+	return fmt.Sprintf("Wilcoxon signed-rank over %d blocks, smallest attainable p %.2g", n, minP)
 }
 
 // WriteInfo says in one sentence how the run was made.
@@ -240,24 +298,33 @@ func WriteInfo(w io.Writer, st *Stats) error {
 	if in.MaxHalfWidthNs != nil {
 		widest = fmt.Sprintf("±%.2f ns", *in.MaxHalfWidthNs)
 	}
-	_, err := fmt.Fprintf(w, "Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. A process is the unit: each generation gives its median per pairing and mode (and per comparison its median per-round difference), and golang.org/x/perf/benchmath gives the median over the generations with its distribution-free 95%% interval; widest interval %s (target ±%.2g ns: %s).\n",
-		in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, widest, in.TargetNs, reached)
+	_, err := fmt.Fprintf(w, "Run on %s, %s. Timed in %d generations of fresh child processes (one per pairing, all pinned to CPU %d), each sampled in %d interleaved rounds (every pairing, every mode, once per round, the pairings in a fresh random order), %.1f s in all; a sample is %d calls after %d warm-up calls. Each generation gives its median per pairing and mode (and per comparison its median per-round difference); the generations are grouped by start time into %d blocks spread over the whole run, each block's value the median of its generations', so that the machine's drift during the run is variation between blocks; functions are aligned to %d bytes as the kernel aligns them, and the generations place the entry and the exit trampolines at the offsets %v of a 64-byte line in turn (the layout shifts); golang.org/x/perf/benchmath gives the median over the blocks with its distribution-free 95%% interval, and the Wilcoxon signed-rank test of the block differences the p; widest interval %s (target ±%.2g ns: %s).\n",
+		in.Machine, in.Date, in.Generations, in.CPU, in.Rounds, in.Seconds, in.CallsPerSample, in.Warmup, in.Blocks, in.FunctionAlign, shiftsOf(in.LayoutShifts), widest, in.TargetNs, reached)
 	return err
 }
 
-// WriteBench prints every sample as a Go benchmark line
-// (BenchmarkNative/entry=E/exit=X/mode=M), so that benchstat compares two
-// runs (a tree before and after a patch).
+// shiftsOf lists the exit offsets of the layouts.
+func shiftsOf(ls []LayoutShift) []int {
+	var out []int
+	for _, l := range ls {
+		out = append(out, l.Exit)
+	}
+	return out
+}
+
+// WriteBench prints one Go benchmark line per block per pairing and mode
+// (BenchmarkNative/entry=E/exit=X/mode=M), its value the block's median
+// ns per call: the block is the run's unit, so benchstat on two runs (a
+// tree before and after a patch) summarises the same values as the run's
+// own interval (benchstat's is benchmath's median interval too).
 func WriteBench(w io.Writer, st *Stats) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: trampemu/native\n", runtime.GOOS, runtime.GOARCH)
 	for i := 0; i+len(Modes) <= len(st.Rows); i += len(Modes) {
 		r := st.Rows[i]
 		for m, mode := range Modes {
-			for _, gen := range st.raw {
-				for _, v := range gen[i/len(Modes)][m] {
-					fmt.Fprintf(&b, "BenchmarkNative/entry=%s/exit=%s/mode=%s \t%d\t%.3f ns/op\n", benchName(r.Entry), benchName(r.Exit), mode, st.Info.CallsPerSample, v)
-				}
+			for _, v := range st.blockValues(st.medians(i/len(Modes), m)) {
+				fmt.Fprintf(&b, "BenchmarkNative/entry=%s/exit=%s/mode=%s \t%d\t%.3f ns/op\n", benchName(r.Entry), benchName(r.Exit), mode, st.Info.CallsPerSample, v)
 			}
 		}
 	}

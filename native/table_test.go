@@ -44,7 +44,7 @@ func TestHeadline(t *testing.T) {
 			{Entry: "ftrace_caller", Exit: "rth-merged", Mode: native.Off, MedianNs: 2},
 			{Entry: "ftrace_caller", Exit: "rth-merged", Mode: native.Graph, MedianNs: 22},
 		},
-		Compare: []native.Comparison{{A: native.BasePairing, B: full, Mode: native.Graph, DiffNs: 0.6, CI95: native.Interval{0.5, 0.7}, P: 0.001, Significant: true}},
+		Compare: []native.Comparison{{A: native.BasePairing, B: full, Mode: native.Graph, DiffNs: 0.6, CI95: native.Interval{0.5, 0.7}, P: 0.001, MinP: 0.002, N: 10, BlockRange: native.Interval{0.4, 0.8}, ShiftRange: native.Interval{0.55, 0.65}, Significant: true}},
 	}
 	cost := map[string]native.EmulatedCost{"rth-merged": {13, 6, 48}, "rth-full-fregs": {20, 12, 96}}
 	hs := native.Headline(st, []native.Effect{{Label: "full", A: native.BasePairing, B: full}, {Label: "absent", A: native.BasePairing, B: "x+y"}}, cost)
@@ -55,8 +55,34 @@ func TestHeadline(t *testing.T) {
 	if err := native.WriteHeadline(&b, hs); err != nil {
 		t.Fatal(err)
 	}
-	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored (different, p = 0.001)\n"
+	want := "- full: **+0.60 ns [+0.50, +0.70] per traced return**, 3% of the graph cost of rth-merged (20.00 ns); exactly +7 instructions, +6 stores, +48 bytes stored (different, p = 0.001, Wilcoxon signed-rank over 10 blocks, smallest attainable p 0.002; the 10 blocks of the run ranged +0.40 to +0.80, the layout shifts +0.55 to +0.65; between-run spread not measured: make bench-stability)\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+	// With the rerun experiment: three runs, one with a failed A/A
+	// control.
+	var runs []*native.Stats
+	for _, c := range [][3]float64{{0.30, 0.25, 0.40}, {0.35, 0.32, 0.45}, {0.50, 0.30, 0.55}} {
+		runs = append(runs, &native.Stats{Compare: []native.Comparison{
+			{A: native.BasePairing, B: native.BasePairing, Mode: native.Graph, CI95: native.Interval{-1, 1}},
+			{A: native.BasePairing, B: full, Mode: native.Graph, DiffNs: c[0], CI95: native.Interval{c[1], c[2]}, Significant: true},
+		}})
+	}
+	runs[1].Compare[0].Significant = true // a failed A/A control
+	runs[1].Compare[0].DiffNs, runs[1].Compare[0].CI95 = 0.2, native.Interval{0.1, 0.3}
+	s := native.Evaluate(runs)
+	r, ok := s.Spread(native.BasePairing, full, native.Graph)
+	// Others' medians: run 1 (0.35+0.50)/2 = 0.425 not in [0.25, 0.40];
+	// run 2 0.40 in [0.32, 0.45]; run 3 0.325 in [0.30, 0.55].
+	if !ok || r.Covered != 2 || r.Median != 0.35 || r.Min != 0.30 || r.Max != 0.50 || s.AAPasses != 2 || len(s.AAFailures) != 1 || r.Significant != 3 {
+		t.Errorf("evaluation %+v, spread %+v", s, r)
+	}
+	native.AttachReruns(hs, s)
+	b.Reset()
+	if err := native.WriteHeadline(&b, hs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "; between 3 reruns (" + s.Machine + ", " + s.Date + "): median +0.35, SD 0.10, range +0.30 to +0.50, significant in 3)\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("got %q, want the suffix %q", b.String(), want)
 	}
 }

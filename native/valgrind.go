@@ -17,14 +17,32 @@ import (
 	"trampemu/trampolines"
 )
 
-// ValgrindCount is a pairing's instructions per traced call as valgrind
-// counts them running it natively: callgrind's Ir (instructions executed)
-// at the addresses of each trampoline's code, divided by the traced calls
-// (graph user on, so both trampolines run once per call).
+// ValgrindCount is a pairing's cost per traced call as valgrind counts it
+// running the code natively: callgrind's Ir (instructions executed), Dr
+// and Dw (data reads and writes, --cache-sim=yes) at the addresses of each
+// trampoline's code, divided by the traced calls (graph user on, so both
+// trampolines run once per call).
+//
+// Valgrind's Dr and Dw count the memory accesses of each instruction as
+// its VEX translation makes them, the implicit ones of the stack
+// instructions included: push and call write one word (call: the return
+// address), pop and ret read one, a read-modify-write operand is one read
+// and one write. That is the emulated check's rule (asm.Inst: implicit
+// stack traffic of call/ret/push/pop included), so the counts are
+// compared as they are (TestValgrindMatchesEmulator), with VEX's
+// optimiser off so that a dead load is counted (see ValgrindJobs).
 type ValgrindCount struct {
-	Entry, Exit           string
-	EntryInsns, ExitInsns float64
-	Calls                 int
+	Entry, Exit string
+	Calls       int
+	// EntryCost and ExitCost are per traced call.
+	EntryCost, ExitCost ValgrindCost
+}
+
+// ValgrindCost is one trampoline's callgrind counts per traced call.
+type ValgrindCost struct {
+	Instructions float64 `json:"instructions"`
+	Loads        float64 `json:"loads"`
+	Stores       float64 `json:"stores"`
 }
 
 // valgrindTimeout bounds one valgrind run.
@@ -57,7 +75,7 @@ func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
 		if self, err = checkCanStart(j); err != nil {
 			return nil, err
 		}
-		p, err := makePlan(j)
+		p, err := makePlan(j, nil) // instruction counts do not depend on the layout
 		if err != nil {
 			return nil, err
 		}
@@ -80,8 +98,14 @@ func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
 		return nil, err
 	}
 	out := filepath.Join(dir, "callgrind.out")
-	cmd := exec.Command(vg, "--tool=callgrind", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
+	cmd := exec.Command(vg, "--tool=callgrind", "--cache-sim=yes", "--vex-iropt-level=0", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
 		"--instr-atstart=no", "--callgrind-out-file="+out, self)
+	// --cache-sim=yes adds the Dr and Dw events. --vex-iropt-level=0:
+	// VEX's IR optimiser drops a load whose value nobody uses (as
+	// ftrace_caller-v5.10's ftrace_graph_caller loads the parent into %rsi
+	// in save_mcount_regs and overwrites it with leaq at once), and
+	// callgrind instruments the optimised IR, so it would count one load
+	// fewer than the CPU performs; unoptimised, every load is counted.
 	// Go's asynchronous preemption signals trip callgrind's signal
 	// bookkeeping (valgrind 3.19: "Assertion 'sigNum ==
 	// vgCallgrind_current_state.sig' failed"); the count does not need them.
@@ -104,55 +128,67 @@ func ValgrindJobs(jobs []Job, calls int) ([]ValgrindCount, error) {
 	var counts []ValgrindCount
 	for i, j := range jobs {
 		// Part i+1 holds the costs since part i: pairing i's run.
-		costs, err := readCallgrind(fmt.Sprintf("%s.%d", out, i+1))
+		events, costs, err := readCallgrind(fmt.Sprintf("%s.%d", out, i+1))
 		if err != nil {
 			return nil, fmt.Errorf("valgrind count of %s: %w", j.Name(), err)
 		}
-		sum := func(r [2]uint64) float64 {
-			var n uint64
+		ev := map[string]int{}
+		for k, e := range events {
+			ev[e] = k
+		}
+		for _, e := range []string{"Ir", "Dr", "Dw"} {
+			if _, ok := ev[e]; !ok {
+				return nil, fmt.Errorf("valgrind count of %s: the profile has no %s event (events: %v)", j.Name(), e, events)
+			}
+		}
+		sum := func(r [2]uint64) ValgrindCost {
+			var n [3]uint64
 			for addr, c := range costs {
 				if addr >= r[0] && addr < r[1] {
-					n += c
+					for k, e := range []string{"Ir", "Dr", "Dw"} {
+						n[k] += c[ev[e]]
+					}
 				}
 			}
-			return float64(n) / float64(calls)
+			f := float64(calls)
+			return ValgrindCost{Instructions: float64(n[0]) / f, Loads: float64(n[1]) / f, Stores: float64(n[2]) / f}
 		}
-		counts = append(counts, ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryInsns: sum(ps[i].EntryUnit), ExitInsns: sum(ps[i].ExitUnit), Calls: calls})
+		counts = append(counts, ValgrindCount{Entry: j.Entry.name(), Exit: j.Exit.name(), EntryCost: sum(ps[i].EntryUnit), ExitCost: sum(ps[i].ExitUnit), Calls: calls})
 	}
 	return counts, nil
 }
 
-func readCallgrind(path string) (map[uint64]uint64, error) {
+func readCallgrind(path string) ([]string, map[uint64][]uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	costs, err := ParseCallgrind(f)
+	events, costs, err := ParseCallgrindEvents(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return costs, nil
+	return events, costs, nil
 }
 
 // ValgrindCounts counts every x86-64 registry variant in its intended
 // pairing (RegistryJobs) under callgrind, calls traced calls each, and
-// returns instructions per traced call by variant name: the number the
-// emulated check reports as the variant's instructions (check.Metrics),
-// counted independently on the host CPU. The report's exactness table
-// reads it.
-func ValgrindCounts(calls int) (map[string]float64, error) {
+// returns its cost per traced call by variant name: the instructions,
+// loads and stores the emulated check reports as the variant's
+// (check.Metrics), counted independently on the host CPU. The report's
+// exactness table reads it.
+func ValgrindCounts(calls int) (map[string]ValgrindCost, error) {
 	counts, err := ValgrindJobs(RegistryJobs(), calls)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]float64{}
+	out := map[string]ValgrindCost{}
 	for _, c := range counts {
 		if v, err := harness.FindVariant(Arch, trampolines.Entry, c.Entry); err == nil && v.Pair == c.Exit {
-			out[c.Entry] = c.EntryInsns
+			out[c.Entry] = c.EntryCost
 		}
 		if v, err := harness.FindVariant(Arch, trampolines.Exit, c.Exit); err == nil && v.Pair == c.Entry {
-			out[c.Exit] = c.ExitInsns
+			out[c.Exit] = c.ExitCost
 		}
 	}
 	return out, nil
@@ -160,11 +196,29 @@ func ValgrindCounts(calls int) (map[string]float64, error) {
 
 // ParseCallgrind reads a callgrind profile written with --dump-instr=yes
 // and returns the self cost of the first event (Ir) per instruction
-// address. Call cost lines (the line after calls=, inclusive cost of the
-// callee) are not self cost and are skipped; positions may be absolute,
-// relative (+n, -n) or repeated (*), as the format allows.
+// address (ParseCallgrindEvents).
 func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
+	_, costs, err := ParseCallgrindEvents(r)
+	if err != nil {
+		return nil, err
+	}
 	out := map[uint64]uint64{}
+	for a, c := range costs {
+		out[a] = c[0]
+	}
+	return out, nil
+}
+
+// ParseCallgrindEvents reads a callgrind profile written with
+// --dump-instr=yes and returns its events (the events: line: Ir, and with
+// --cache-sim=yes Dr Dw and the miss counts) and per instruction address
+// the self cost of each (a line may omit trailing zero costs). Call cost
+// lines (the line after calls=, inclusive cost of the callee) are not
+// self cost and are skipped; positions may be absolute, relative (+n, -n)
+// or repeated (*), as the format allows.
+func ParseCallgrindEvents(r io.Reader) ([]string, map[uint64][]uint64, error) {
+	out := map[uint64][]uint64{}
+	var events []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	npos, instr := 1, -1 // positions: line (the default), no instr column
@@ -180,7 +234,7 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		if rest, ok := strings.CutPrefix(line, "positions:"); ok {
 			f := strings.Fields(rest)
 			if len(f) == 0 {
-				return nil, fmt.Errorf("line %d: positions: names no position", lineNo)
+				return nil, nil, fmt.Errorf("line %d: positions: names no position", lineNo)
 			}
 			npos, instr = len(f), -1
 			for i, p := range f {
@@ -191,7 +245,10 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 			last = make([]uint64, npos)
 			continue
 		}
-		if strings.HasPrefix(line, "events:") {
+		if rest, ok := strings.CutPrefix(line, "events:"); ok {
+			if events = strings.Fields(rest); len(events) == 0 {
+				return nil, nil, fmt.Errorf("line %d: events: names no event", lineNo)
+			}
 			sawEvents = true
 			continue
 		}
@@ -199,8 +256,7 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 			skipNext = true
 			continue
 		}
-		c := line[0]
-		if !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*') {
+		if c := line[0]; !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*') {
 			continue // fl=, fn=, ob=, summary:, totals: and the like
 		}
 		if len(last) != npos {
@@ -208,12 +264,12 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) < npos {
-			return nil, fmt.Errorf("line %d: %q has fewer than %d positions", lineNo, line, npos)
+			return nil, nil, fmt.Errorf("line %d: %q has fewer than %d positions", lineNo, line, npos)
 		}
 		for i := 0; i < npos; i++ {
 			v, err := position(f[i], last[i])
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, nil, fmt.Errorf("line %d: %w", lineNo, err)
 			}
 			last[i] = v
 		}
@@ -224,22 +280,35 @@ func ParseCallgrind(r io.Reader) (map[uint64]uint64, error) {
 		if instr < 0 || len(f) == npos {
 			continue // no instruction addresses, or no cost on the line
 		}
-		cost, err := strconv.ParseUint(f[npos], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: cost %q: %v", lineNo, f[npos], err)
+		if !sawEvents {
+			return nil, nil, fmt.Errorf("line %d: a cost before the events: line", lineNo)
 		}
-		out[last[instr]] += cost
+		if len(f)-npos > len(events) {
+			return nil, nil, fmt.Errorf("line %d: %d costs for %d events", lineNo, len(f)-npos, len(events))
+		}
+		c := out[last[instr]]
+		if c == nil {
+			c = make([]uint64, len(events))
+			out[last[instr]] = c
+		}
+		for i, s := range f[npos:] {
+			cost, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("line %d: cost %q: %v", lineNo, s, err)
+			}
+			c[i] += cost
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !sawEvents {
-		return nil, fmt.Errorf("not a callgrind profile (no events: line)")
+		return nil, nil, fmt.Errorf("not a callgrind profile (no events: line)")
 	}
 	if instr < 0 {
-		return nil, fmt.Errorf("the profile has no instruction addresses (run callgrind with --dump-instr=yes)")
+		return nil, nil, fmt.Errorf("the profile has no instruction addresses (run callgrind with --dump-instr=yes)")
 	}
-	return out, nil
+	return events, out, nil
 }
 
 // position parses one position field: absolute (decimal or 0x hex),

@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ func TestValgrindMatchesEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	emulated := map[string]float64{}
+	var diffs []string
 	for _, v := range harness.VariantsOf(regs.X86_64, "") {
 		tr, err := harness.FromVariant(v)
 		if err != nil {
@@ -31,16 +33,23 @@ func TestValgrindMatchesEmulator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		emulated[v.Name] = rs[0].Metrics.Instructions
+		m := rs[0].Metrics
+		emulated[v.Name] = m.Instructions
 		got, ok := vg[v.Name]
 		switch {
 		case !ok:
 			t.Errorf("%s: no valgrind count", v.Name)
-		case got <= 0 || got != emulated[v.Name]:
-			t.Errorf("%s: valgrind counts %v instructions per traced call, the emulator %v", v.Name, got, emulated[v.Name])
+		case got.Instructions <= 0 || got.Instructions != m.Instructions:
+			t.Errorf("%s: valgrind counts %v instructions per traced call, the emulator %v", v.Name, got.Instructions, m.Instructions)
+		}
+		if got.Loads != m.Loads || got.Stores != m.Stores {
+			diffs = append(diffs, fmt.Sprintf("%s: valgrind %v loads %v stores, emulator %v loads %v stores", v.Name, got.Loads, got.Stores, m.Loads, m.Stores))
 		}
 	}
-	if d, e := vg["rth-merged"]-vg["rth-merged-jmp"], emulated["rth-merged"]-emulated["rth-merged-jmp"]; d != 2 || e != 2 {
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	if d, e := vg["rth-merged"].Instructions-vg["rth-merged-jmp"].Instructions, emulated["rth-merged"]-emulated["rth-merged-jmp"]; d != 2 || e != 2 {
 		t.Errorf("rth-merged minus rth-merged-jmp: valgrind %v, emulator %v instructions, want 2", d, e)
 	}
 }

@@ -26,7 +26,7 @@ func BenchmarkEmulation(b *testing.B) {
 				}
 			}
 			b.ReportMetric(em.RawUnicornRatio, "x-raw")
-			b.ReportMetric(em.Ratio.Max, "x-raw-max")
+			b.ReportMetric(em.RatioSpread.Max, "x-raw-max")
 			b.ReportMetric(em.FunctionNs.Median, "ns/function-call")
 			b.ReportMetric(em.RawNs.Median, "ns/raw-call")
 			b.ReportMetric(em.GraphNs.Median, "ns/graph-call")

@@ -9,14 +9,15 @@ import (
 
 // ExactnessTable renders the exactness proof in Markdown: per variant the
 // block-counter cost, the per-instruction count and valgrind's count
-// (x86-64, when the caller filled it in).
+// (x86-64, when the caller filled it in: instructions, data reads and
+// writes); "equal" says all of them agree.
 func ExactnessTable(w io.Writer, rows []check.Exactness) error {
-	fmt.Fprintln(w, "| arch | variant | insns (block counters / per-instruction / valgrind) | loads | stores | bytes loaded | bytes stored | equal |")
+	fmt.Fprintln(w, "| arch | variant | insns (block counters / per-instruction / valgrind) | loads (/ valgrind) | stores (/ valgrind) | bytes loaded | bytes stored | equal |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|---|")
 	for _, e := range rows {
-		vg := "-"
-		if e.Valgrind != nil {
-			vg = num(*e.Valgrind)
+		vg, vl, vs := "-", "", ""
+		if v := e.Valgrind; v != nil {
+			vg, vl, vs = num(v.Instructions), " / "+num(v.Loads), " / "+num(v.Stores)
 		}
 		pair := func(a, b float64) string {
 			if a == b {
@@ -29,8 +30,8 @@ func ExactnessTable(w io.Writer, rows []check.Exactness) error {
 			eq = "NO: " + e.Diff()
 		}
 		x, y := e.Emulated, e.Independent
-		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s | %s | %s | %s | %s |\n", e.Arch, e.Variant,
-			num(x.Instructions), num(y.Instructions), vg, pair(x.Loads, y.Loads), pair(x.Stores, y.Stores),
+		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s%s | %s%s | %s | %s | %s |\n", e.Arch, e.Variant,
+			num(x.Instructions), num(y.Instructions), vg, pair(x.Loads, y.Loads), vl, pair(x.Stores, y.Stores), vs,
 			pair(x.LoadBytes, y.LoadBytes), pair(x.StoreBytes, y.StoreBytes), eq)
 	}
 	return nil
@@ -38,16 +39,12 @@ func ExactnessTable(w io.Writer, rows []check.Exactness) error {
 
 // EmulationTable renders the emulator's speed against raw Unicorn.
 func EmulationTable(w io.Writer, ems []check.Emulation) error {
-	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph) | ns/call graph | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw (median [range] of the rounds) | insns/call |")
+	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph, median round) | ns/call graph | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw (median of the rounds' ratios [quartiles] (range)) | insns/call (PC trace compared on both machines, calls) |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	sp := func(s check.Spread) string { return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Min, s.Max) }
 	for _, e := range ems {
-		ratio := fmt.Sprintf("%.2fx", e.RawUnicornRatio)
-		if e.Ratio.Max > 0 {
-			ratio = fmt.Sprintf("%.2fx [%.2f-%.2f]", e.Ratio.Median, e.Ratio.Min, e.Ratio.Max)
-		}
-		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %s | %s | %s |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
-			sp(e.GraphNs), sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), ratio, num(e.InsnsPerCall))
+		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %s | %.2fx [%.2f-%.2f] (%.2f-%.2f) | %s (%d) |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
+			sp(e.GraphNs), sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), e.RawUnicornRatio, e.RatioIQR[0], e.RatioIQR[1], e.RatioSpread.Min, e.RatioSpread.Max, num(e.InsnsPerCall), e.StreamCalls)
 	}
 	return nil
 }

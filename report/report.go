@@ -24,11 +24,17 @@ func WriteJSON(w io.Writer, v any) error {
 // every finding under its row's name.
 func CheckTable(w io.Writer, rs []check.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tUNWIND LOST\tSLOTS FILLED")
+	// The ORC LOST column is there when some row walked an ORC table
+	// (x86-64).
+	orc := false
+	for _, r := range rs {
+		orc = orc || r.Metrics.HasORC
+	}
+	fmt.Fprintln(tw, "ARCH\tVARIANT\tROLE\tWORKLOAD\tSCENARIO\tRESULT\tINSNS\tLOADS\tSTORES\tLD B\tST B\tSTACK\tUNWIND LOST\t"+orcHeader(orc)+"SLOTS FILLED")
 	for _, r := range rs {
 		m := r.Metrics
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
-			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, unwindText(m), strings.Join(m.Written, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\n", r.Arch, r.Variant, r.Role, r.Workload, r.Scenario, resultText(r),
+			num(m.Instructions), num(m.Loads), num(m.Stores), num(m.LoadBytes), num(m.StoreBytes), m.StackBytes, unwindText(m), orcCell(orc, m), strings.Join(m.Written, " "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -53,6 +59,29 @@ func unwindText(m check.Metrics) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d", m.UnrecoverableInsns, m.Boundaries)
+}
+
+// orcText is "lost/boundaries" of the ORC walks (x86-64 with an ORC
+// table), "-" where none ran.
+func orcText(m check.Metrics) string {
+	if m.Boundaries == 0 || !m.HasORC {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", m.ORCUnrecoverableInsns, m.Boundaries)
+}
+
+func orcHeader(on bool) string {
+	if on {
+		return "ORC LOST\t"
+	}
+	return ""
+}
+
+func orcCell(on bool, m check.Metrics) string {
+	if on {
+		return orcText(m) + "\t"
+	}
+	return ""
 }
 
 func resultText(r check.Result) string {
@@ -86,11 +115,15 @@ func num(v float64) string {
 // SummaryTable renders one row per variant.
 func SummaryTable(w io.Writer, ss []check.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\tNS/CALL\tWRITTEN")
+	orc := false
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
+		orc = orc || s.Metrics.HasORC
+	}
+	fmt.Fprintln(tw, "ARCH\tROLE\tVARIANT\tMODEL\tPAIR\tRESULT\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\t"+orcHeader(orc)+"NS/CALL\tWRITTEN")
+	for _, s := range ss {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s%s\t%s\n", s.Arch, s.Role, s.Variant, s.Model, s.Pair, verdict(s),
 			num(s.Metrics.Instructions), num(s.Metrics.Loads), num(s.Metrics.Stores), num(s.Metrics.StoreBytes), s.Metrics.StackBytes,
-			unwindText(s.Metrics), speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
+			unwindText(s.Metrics), orcCell(orc, s.Metrics), speedText(s.Speed), strings.Join(s.Metrics.Written, " "))
 	}
 	return tw.Flush()
 }
@@ -181,8 +214,10 @@ func unwindSection(w io.Writer, ss []check.Summary) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "An interrupt at each boundary of each trampoline: could the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records) find the traced function's caller there? \"unwind lost\" above is unrecoverable/boundaries on the add workload.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| arch | role | variant | boundaries | unrecoverable (add) | worst workload | unrecoverable there | instructions (add) |")
-	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|---|")
+	fmt.Fprintln(w, "\"ORC lost\" (x86-64) is the kernel's ORC unwinder over the table the kernel's objtool generated for the image: the boundaries where its walk from the interrupted registers misses the caller, errs (arch_stack_walk_reliable fails) or never reaches the end of the stack.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| arch | role | variant | boundaries | unrecoverable (add) | worst workload | unrecoverable there | instructions (add) | ORC lost (add) | ORC instructions (add) |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|---|--:|---|--:|---|")
 	for _, s := range ss {
 		worst := check.Result{}
 		for _, r := range s.Results {
@@ -193,8 +228,9 @@ func unwindSection(w io.Writer, ss []check.Summary) {
 		if s.Metrics.Boundaries == 0 && worst.Metrics.Boundaries == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %d | %s |\n", s.Arch, s.Role, s.Variant, s.Metrics.Boundaries,
-			s.Metrics.UnrecoverableInsns, worst.Workload, worst.Metrics.UnrecoverableInsns, strings.Join(s.Metrics.Unrecoverable, " "))
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %d | %s | %s | %s |\n", s.Arch, s.Role, s.Variant, s.Metrics.Boundaries,
+			s.Metrics.UnrecoverableInsns, worst.Workload, worst.Metrics.UnrecoverableInsns, strings.Join(s.Metrics.Unrecoverable, " "),
+			orcText(s.Metrics), strings.Join(s.Metrics.ORCUnrecoverable, " "))
 	}
 	fmt.Fprintln(w)
 }

@@ -208,11 +208,17 @@ func (e *env) call(workload string, args ...uint64) (uint64, error) {
 	if err := e.prepare(); err != nil {
 		return 0, err
 	}
+	marks := e.k.Graph.Marks()
 	if err := e.h.RunChecked([]*harness.Call{c}); err != nil {
 		return 0, fmt.Errorf("%s(%#x): %w", workload, c.Args, err)
 	}
 	if !c.Done || len(c.Results) == 0 {
 		return 0, fmt.Errorf("%s(%#x) did not return to the driver", workload, c.Args)
+	}
+	// Shadow-stack balance (as check's): every task's shadow stack is back
+	// where the call found it.
+	for _, u := range e.k.Graph.Balance(marks, e.k.Graph.Currs(nil)) {
+		e.r.expect(false, "%s(%#x): shadow stack not balanced: %s", workload, c.Args, u)
 	}
 	e.r.expect(slices.Equal(c.Results, c.Want), "%s(%#x) returned %#x, want %#x", workload, c.Args, c.Results, c.Want)
 	return c.Results[0], nil

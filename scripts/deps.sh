@@ -4,7 +4,11 @@
 #   whose own 2.0.1 is 25-75x slower on guest stores),
 #   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, binutils-aarch64-linux-gnu,
 #   pkg-config, valgrind,
-#   cpp, patch and git (GNU patch / git apply, for check --patch).
+#   cpp, patch and git (GNU patch / git apply, for check --patch),
+#   util-linux (prlimit: the resource limits of every toolchain program run).
+#   xz-utils (make verify-trees unpacks Debian's linux-source tarballs).
+#   the kernel's objtool: Debian's linux-kbuild-6.1 (or a linux-kbuild-6.12.*
+#   where 6.1 is gone), /usr/lib/linux-kbuild-*/tools/objtool/objtool.
 # Does nothing when everything is already there.
 set -euo pipefail
 
@@ -18,13 +22,23 @@ have_cmd valgrind || need_pkgs+=(valgrind)
 have_cmd cpp || need_pkgs+=(cpp)
 have_cmd patch || need_pkgs+=(patch)
 have_cmd git || need_pkgs+=(git)
+have_cmd prlimit || need_pkgs+=(util-linux)
+have_cmd xz || need_pkgs+=(xz-utils) # make verify-trees: the linux-source tarballs
+have_objtool() {
+	for f in /usr/lib/linux-kbuild-6.1/tools/objtool/objtool /usr/lib/linux-kbuild-6.12*/tools/objtool/objtool; do
+		[ -x "$f" ] && return 0
+	done
+	return 1
+}
+need_objtool=0
+have_objtool || need_objtool=1
 
 unicorn_ok() {
 	have_cmd pkg-config && pkg-config --exists unicorn &&
 		pkg-config --atleast-version=2.1 unicorn
 }
 
-if [ ${#need_pkgs[@]} -eq 0 ] && unicorn_ok; then
+if [ ${#need_pkgs[@]} -eq 0 ] && [ $need_objtool -eq 0 ] && unicorn_ok; then
 	exit 0
 fi
 
@@ -44,6 +58,22 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	echo "deps: installing ${need_pkgs[*]}" >&2
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+if [ $need_objtool -eq 1 ]; then
+	[ ${#need_pkgs[@]} -gt 0 ] || $SUDO apt-get update -qq
+	kb=linux-kbuild-6.1
+	cand=$(apt-cache policy "$kb" 2>/dev/null | awk '/Candidate:/ {print $2}')
+	if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
+		kb=$(apt-cache search --names-only '^linux-kbuild-6\.12' 2>/dev/null | awk '{print $1}' | sort -V | tail -n1)
+	fi
+	if [ -z "$kb" ]; then
+		echo "deps: no linux-kbuild-6.1 or linux-kbuild-6.12.* package (the kernel's objtool) in the configured Debian archive" >&2
+		exit 1
+	fi
+	echo "deps: installing $kb (the kernel's objtool)" >&2
+	$SUDO apt-get install -y -qq "$kb" >/dev/null
+	have_objtool || { echo "deps: $kb has no tools/objtool/objtool" >&2; exit 1; }
 fi
 
 if unicorn_ok; then

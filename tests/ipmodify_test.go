@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"trampemu/check"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -18,7 +19,8 @@ import (
 // error-injection kprobe makes fei_target return -ENOMEM where the variant
 // hands over full pt_regs; a variant the kernel would not give an
 // IPMODIFY ops (x86-64 v5.10 ftrace_caller, regs = NULL) gets neither, and
-// the kprobe skips partial regs as kprobe_ftrace_handler does. The check
+// the kprobe skips partial regs as kprobe_ftrace_handler does; an arch
+// without kprobes on ftrace (arm64) has no error injection there. The check
 // itself must find nothing. Not vacuous: every redirect is counted.
 func TestIPModifyingUsers(t *testing.T) {
 	for _, a := range regs.Arches {
@@ -51,7 +53,7 @@ func TestIPModifyingUsers(t *testing.T) {
 				rs := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Workloads: []string{"klp_target", "fei_target"},
 					Calls: 3, Seed: 5, Observe: obs})
 				for _, r := range rs {
-					if r.Errors() > 0 {
+					if r.Errors() > 0 && v.Bug == "" { // a known bug's findings: TestVariantsInTheirPairing
 						t.Errorf("%s: %s", r.Workload, findings(r))
 					}
 				}
@@ -59,7 +61,7 @@ func TestIPModifyingUsers(t *testing.T) {
 				if v.NoIPModify {
 					wantKLP = 0
 				}
-				if v.Symbol == "ftrace_regs_caller" {
+				if v.Symbol == "ftrace_regs_caller" && ftrace.MustOps(a).KprobesOnFtrace {
 					wantFEI = calls["fei_target"]
 				}
 				if counts["livepatch"] != wantKLP || counts["kprobe-override"] != wantFEI {
@@ -75,7 +77,7 @@ func TestIPModifyingUsers(t *testing.T) {
 // dropped (x86-64: RIP not copied back over the return slot; s390x:
 // returning through a saved r0 instead of psw.addr) loses both the live
 // patch and the error injection: a control finding on klp_target and on
-// fei_target, on both arches.
+// fei_target (arm64, without kprobes on ftrace: klp_target only), on every arch.
 func TestRedirectLostThroughRegsCaller(t *testing.T) {
 	cases := []struct {
 		arch          string
@@ -125,8 +127,8 @@ func TestRedirectLostThroughRegsCaller(t *testing.T) {
 			}
 			for _, r := range runCheck(t, check.Config{Arch: a, Tramp: tr, Partner: &partner, Workloads: []string{"klp_target", "fei_target", "add"}, Calls: 3, Seed: 9}) {
 				want := []check.Kind{check.Control}
-				if r.Workload == "add" {
-					want = nil // nobody redirects add
+				if r.Workload == "add" || r.Workload == "fei_target" && !ftrace.MustOps(a).KprobesOnFtrace {
+					want = nil // nobody redirects add; no error injection through ftrace on arm64
 				}
 				if got := errorKinds(r); !slices.Equal(got, want) {
 					t.Errorf("%s: error kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(want), findings(r))

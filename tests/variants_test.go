@@ -20,6 +20,15 @@ var expectedKinds = map[string][]check.Kind{
 	"s390x/rth-alloc-draft": {check.Backchain, check.Clobber, check.Stack},
 	// the rejected v7 25/36: x10, a scratch register, stored as sp
 	"arm64/rth-v7-draft": {check.WrongValue},
+	// v5.14-v6.12: the error injection's skipped call leaves its
+	// shadow-stack frame behind (bugWorkloads)
+	"s390x/ftrace_regs_caller-v6.12": {check.Control},
+}
+
+// bugWorkloads are, for a known bug that only some workloads reach, those
+// workloads: the others must be clean.
+var bugWorkloads = map[string][]string{
+	"s390x/ftrace_regs_caller-v6.12": {"fei_target"},
 }
 
 // TestVariantsInTheirPairing runs every registry variant of both arches on
@@ -32,11 +41,15 @@ func TestVariantsInTheirPairing(t *testing.T) {
 			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
 				t.Parallel()
 				tr := variant(t, a, v.Name)
-				want := expectedKinds[a.Name+"/"+v.Name]
-				if v.Kernel && v.Bug == "" && len(want) > 0 {
+				key := a.Name + "/" + v.Name
+				if v.Kernel && v.Bug == "" && len(expectedKinds[key]) > 0 {
 					t.Fatalf("table expects findings from a merged variant without a known bug")
 				}
 				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: tr, Calls: 4, Seed: 7}) {
+					want := expectedKinds[key]
+					if ws, ok := bugWorkloads[key]; ok && !slices.Contains(ws, r.Workload) {
+						want = nil
+					}
 					got := errorKinds(r)
 					if v.Name == "rth-alloc-draft" {
 						// The unbalanced stack cascades differently per
@@ -200,6 +213,7 @@ func TestExactCosts(t *testing.T) {
 		"s390x/ftrace_caller-oldcpu":      {32, 6, 10, 376},
 		"s390x/ftrace_regs_caller-oldcpu": {35, 6, 11, 376},
 		"s390x/ftrace_caller-v6.13":       {32, 8, 11, 376},
+		"s390x/ftrace_regs_caller-v6.12":  {35, 8, 12, 376},
 		"s390x/ftrace_caller-v4":          {15, 4, 4, 352},
 		"s390x/rth-legacy":                {9, 1, 2, 160},
 		"s390x/rth-retval":                {13, 1, 4, 176},
@@ -287,12 +301,16 @@ func TestClaims(t *testing.T) {
 				if v.Name == "ftrace_caller-v5.10" || v.Name == "ftrace_caller-v5.10-fp" {
 					return // regs = NULL: the callbacks get no frame to look at
 				}
-				r := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Workloads: []string{"add"}, Calls: 2})[0]
+				rs := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, v.Name), Workloads: append([]string{"add"}, bugWorkloads[a.Name+"/"+v.Name]...), Calls: 2})
+				r, ok := rs[0], true
+				for _, x := range rs {
+					ok = ok && x.OK
+				}
 				same := slices.Equal(sortedStrings(r.Metrics.Written), sortedStrings(v.Claims))
 				if v.Bug == "" && !same {
 					t.Errorf("fills %v, the registry claims %v", r.Metrics.Written, v.Claims)
 				}
-				if v.Bug != "" && same && r.OK {
+				if v.Bug != "" && same && ok {
 					t.Errorf("known bug %q shows neither in the save set nor in the findings", v.Bug)
 				}
 			})

@@ -94,6 +94,14 @@ type Variant struct {
 	// calls through a direct trampoline, so the direct user set does not
 	// apply to it (even where its ftrace_regs already has the slot).
 	NoDirectCalls bool
+	// ObjtoolNonStandardFP: the kernel file this variant comes from is
+	// never given to objtool in a CONFIG_FRAME_POINTER build
+	// (arch/x86/kernel/Makefile before v5.12:
+	// OBJECT_FILES_NON_STANDARD_ftrace_$(BITS).o := y under ifdef
+	// CONFIG_FRAME_POINTER, removed with "x86/ftrace: Support objtool
+	// vmlinux.o validation in ftrace_64.S", which added
+	// STACK_FRAME_NON_STANDARD_FP instead).
+	ObjtoolNonStandardFP bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -146,10 +154,10 @@ var Variants = []Variant{
 		File: "x86_64/ftrace_regs_caller.S", Symbol: "ftrace_regs_caller", Defines: fp, Claims: x86AllSlots, Kernel: true,
 		Pair: "rth-fixed", Graph: GraphViaOps},
 	{Name: "ftrace_caller-v5.10", Arch: "x86_64", Role: Entry, Model: "v5.10 (regs = NULL, ftrace_graph_caller)",
-		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true,
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Claims: x86V510Slots, Kernel: true, ObjtoolNonStandardFP: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 	{Name: "ftrace_caller-v5.10-fp", Arch: "x86_64", Role: Entry, Model: "v5.10, CONFIG_FRAME_POINTER",
-		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true,
+		File: "x86_64/ftrace_caller_v5.10.S", Symbol: "ftrace_caller", Defines: fp, Claims: x86V510Slots, Kernel: true, ObjtoolNonStandardFP: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, NoIPModify: true},
 
 	// ---- x86-64 exit ----
@@ -190,6 +198,21 @@ var Variants = []Variant{
 		Symbol: "ftrace_regs_caller", Claims: s390RegsSlots, Kernel: true, Pair: "rth-merged", Graph: GraphViaOps},
 	{Name: "ftrace_caller-v6.13", Arch: "s390x", Role: Entry, Model: "<= v6.13 (ftrace_graph_caller block)",
 		File: "s390x/ftrace_caller_v6.13.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390CallerSlots, Kernel: true,
+		Pair: "rth-retval", Graph: GraphViaCaller},
+	// ftrace_regs_caller of v5.14-v6.12 (the same file as ftrace_caller-v6.13): the kprobe-style and
+	// error-injection users get full regs here. Error injection
+	// (kernel/fail_function.c fei_kprobe_handler ->
+	// arch/s390/lib/error-inject.c override_function_with_return:
+	// psw.addr = gprs[14]) runs in ftrace_func, before
+	// ftrace_graph_caller, which then still pushes a frame for the
+	// skipped call and points gprs[14] at return_to_handler; ftrace_common
+	// branches to psw.addr, the caller, and the frame is never popped
+	// (arch/s390/kernel/mcount.S v5.14-v6.12 ftrace_common,
+	// arch/s390/kernel/ftrace.c prepare_ftrace_return, which hooks
+	// unconditionally). A kernel bug; docs/orc.md has the code path.
+	{Name: "ftrace_regs_caller-v6.12", Arch: "s390x", Role: Entry, Model: "v5.14-v6.12 (ftrace_graph_caller block, PSW mask, PIF_FTRACE_FULL_REGS)",
+		File: "s390x/ftrace_caller_v6.13.S", Symbol: "ftrace_regs_caller", Defines: z196, Claims: s390RegsSlots, Kernel: true,
+		Bug:  "an error injection with a graph user leaves the skipped call's shadow-stack frame behind",
 		Pair: "rth-retval", Graph: GraphViaCaller},
 	{Name: "ftrace_caller-v4", Arch: "s390x", Role: Entry, Model: "v4.x (ftrace_regs_caller aliased)",
 		File: "s390x/ftrace_caller_v4.S", Symbol: "ftrace_caller", Defines: z196, Claims: s390V4Slots, Kernel: true,

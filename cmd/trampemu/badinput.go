@@ -18,27 +18,38 @@ import (
 )
 
 // checkFile rejects a --file that cannot be a .S source before anything
-// is built: missing, a directory, empty, or binary.
-func checkFile(file string) error {
+// is built: missing, a directory, not a regular file (a FIFO or /dev/zero
+// would block or never end), too big, empty, or binary.
+func checkFile(file string) error { return checkText("--file "+file, file) }
+
+// maxSource bounds a .S file read (a kernel's largest .S is under 1 MiB).
+const maxSource = 16 << 20
+
+// checkText is checkFile for an input the messages call label.
+func checkText(label, file string) error {
 	st, err := os.Stat(file)
 	switch {
 	case err != nil:
-		return usagef("--file %s: %v", file, errors.Unwrap(err))
+		return usagef("%s: %v", label, errors.Unwrap(err))
 	case st.IsDir():
-		return usagef("--file %s is a directory: give a kernel-style .S file", file)
+		return usagef("%s is a directory: give a kernel-style .S file", label)
+	case !st.Mode().IsRegular():
+		return usagef("%s is not a regular file (%v): give a kernel-style .S file", label, st.Mode().Type())
+	case st.Size() > maxSource:
+		return usagef("%s is %d bytes, more than the %d MiB a .S source may have", label, st.Size(), maxSource>>20)
 	}
 	text, err := os.ReadFile(file)
 	if err != nil {
-		return usagef("--file %s: %v", file, err)
+		return usagef("%s: %v", label, err)
 	}
 	if len(bytes.TrimSpace(text)) == 0 {
-		return usagef("--file %s is empty: it must define ftrace_caller (--role entry) or return_to_handler (--role exit)", file)
+		return usagef("%s is empty: it must define ftrace_caller (--role entry) or return_to_handler (--role exit)", label)
 	}
 	if i := bytes.IndexByte(text, 0); i >= 0 {
-		return usagef("--file %s is not text (a NUL byte at offset %d): give a kernel-style .S assembly source", file, i)
+		return usagef("%s is not text (a NUL byte at offset %d): give a kernel-style .S assembly source", label, i)
 	}
 	if !utf8.Valid(text) {
-		return usagef("--file %s is not text (not valid UTF-8): give a kernel-style .S assembly source", file)
+		return usagef("%s is not text (not valid UTF-8): give a kernel-style .S assembly source", label)
 	}
 	return nil
 }
@@ -56,6 +67,9 @@ var roleSymbols = map[trampolines.Role][]string{
 // the undefined symbols).
 func explainFile(a *regs.Arch, t harness.Tramp, err error) error {
 	msg := err.Error()
+	if ae := (*asm.Error)(nil); errors.As(err, &ae) && ae.Refused {
+		return usageError{msg} // unsafe input or a limit: nothing to explain, nothing to rebuild
+	}
 	alone := func(b *regs.Arch) (*asm.Image, error) {
 		hosts := harness.StandaloneHostFuncs
 		return asm.Build(asm.Options{Arch: b, HostFuncs: hosts, Headers: t.Headers, IncludeDirs: t.IncludeDirs},

@@ -1,13 +1,15 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"trampemu/asm"
 	"trampemu/check"
@@ -26,17 +28,27 @@ import (
 // Version is the tool's version.
 const Version = "0.1.0"
 
-func cmdVersion(args []string, w io.Writer) error {
-	rt, compiled := emu.UnicornVersion()
-	fmt.Fprintf(w, "trampemu %s (Unicorn %s, built against API %s)\n", Version, rt, compiled)
-	return nil
+func cmdVersion(*cobra.Command) runFunc {
+	return func(args []string, w io.Writer) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		rt, compiled := emu.UnicornVersion()
+		fmt.Fprintf(w, "trampemu %s (Unicorn %s, built against API %s)\n", Version, rt, compiled)
+		if ot, err := asm.FindObjtool(); err == nil {
+			fmt.Fprintf(w, "objtool: %s\n", ot)
+		} else {
+			fmt.Fprintf(w, "objtool: %v\n", err)
+		}
+		return nil
+	}
 }
 
-func archFlag(fs *flag.FlagSet, def string) *string {
+func archFlag(fs *pflag.FlagSet, def string) *string {
 	if def == "all" {
-		return fs.String("arch", def, "architecture: "+archNames(", ")+" or all (every one)")
+		return fs.StringP("arch", "a", def, "architecture: "+archNames(", ")+" or all (every one)")
 	}
-	return fs.String("arch", def, "architecture: "+archNames(" or "))
+	return fs.StringP("arch", "a", def, "architecture: "+archNames(" or "))
 }
 
 // archNames lists regs.Arches by name, the last one after last: "x86_64,
@@ -71,116 +83,117 @@ func arches(name string) ([]*regs.Arch, error) {
 	return []*regs.Arch{a}, nil
 }
 
-func cmdAsm(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("asm", flag.ContinueOnError)
+func cmdAsm(c *cobra.Command) runFunc {
+	fs := c.Flags()
 	arch := archFlag(fs, "")
 	variant := fs.String("variant", "", "list a registry variant instead of a file")
 	kern := addKernelFlags(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	a, err := archOf(*arch)
-	if err != nil {
-		return err
-	}
-	var src asm.Source
-	var hdrs map[string][]byte
-	var dirs []string
-	switch {
-	case *variant != "" && fs.NArg() == 0:
-		v, err := harness.FindVariant(a, "", *variant)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		t, err := harness.FromVariant(v)
+	return func(args []string, w io.Writer) error {
+		a, err := archOf(*arch)
 		if err != nil {
 			return err
 		}
-		src, hdrs = t.Source, t.Headers
-	case *variant == "" && fs.NArg() == 1:
-		text, err := os.ReadFile(fs.Arg(0))
-		if err != nil {
-			return usageError{err.Error()}
+		var src asm.Source
+		var hdrs map[string][]byte
+		var dirs []string
+		switch {
+		case *variant != "" && len(args) == 0:
+			v, err := harness.FindVariant(a, "", *variant)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			t, err := harness.FromVariant(v)
+			if err != nil {
+				return err
+			}
+			src, hdrs = t.Source, t.Headers
+		case *variant == "" && len(args) == 1:
+			if err := checkText(args[0], args[0]); err != nil {
+				return err
+			}
+			text, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			src = asm.Source{Name: args[0], Text: text, Dir: filepath.Dir(args[0])}
+			dirs = []string{filepath.Dir(args[0])}
+			// A kernel file is built as check builds it: its model's CONFIG
+			// options (or --config), then -D / -U; a file that fits no model
+			// gets only -D / -U.
+			o, err := kern.fileOptions(a)
+			if err != nil {
+				return err
+			}
+			var m *kernel.Model
+			if o.Kernel != nil {
+				m = o.Kernel.Model
+			} else if c, err := kernel.Detect(a.Name, text); err == nil {
+				m = c.Model
+			}
+			c, err := harness.FileConfig(m, o)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			src.Defines = c.Defines()
+		default:
+			return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
 		}
-		src = asm.Source{Name: fs.Arg(0), Text: text, Dir: filepath.Dir(fs.Arg(0))}
-		dirs = []string{filepath.Dir(fs.Arg(0))}
-		// A kernel file is built as check builds it: its model's CONFIG
-		// options (or --config), then -D / -U; a file that fits no model
-		// gets only -D / -U.
-		o, err := kern.fileOptions(a)
+		src.Unit = "code"
+		if *variant != "" && kern.used() {
+			return usagef("--kernel, --config, -D and -U go with a file (a variant carries its own options)")
+		}
+		hosts := harness.StandaloneHostFuncs
+		im, err := asm.Build(asm.Options{Arch: a, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
+			src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())},
+			asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))})
 		if err != nil {
 			return err
 		}
-		var m *kernel.Model
-		if o.Kernel != nil {
-			m = o.Kernel.Model
-		} else if c, err := kernel.Detect(a.Name, text); err == nil {
-			m = c.Model
-		}
-		c, err := harness.FileConfig(m, o)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		src.Defines = c.Defines()
-	default:
-		return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
+		fmt.Fprint(w, asm.FormatListing(im))
+		return nil
 	}
-	src.Unit = "code"
-	if *variant != "" && kern.used() {
-		return usagef("--kernel, --config, -D and -U go with a file (a variant carries its own options)")
-	}
-	hosts := harness.StandaloneHostFuncs
-	im, err := asm.Build(asm.Options{Arch: a, HostFuncs: hosts, Headers: hdrs, IncludeDirs: dirs},
-		src, asm.Source{Name: "provided data", Unit: "provided", Text: []byte(harness.ProvidedData())},
-		asm.Source{Name: "kernel stand-ins", Unit: "kernel", Text: []byte(kernel.StandIns(a.Name))})
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(w, asm.FormatListing(im))
-	return nil
 }
 
-func cmdList(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+func cmdList(c *cobra.Command) runFunc {
+	fs := c.Flags()
 	arch := archFlag(fs, "all")
 	config := fs.Bool("config", false, "list the kernel models and the CONFIG options of each (a distribution kernel's), which --file and --tree use by default")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	as, err := arches(*arch)
-	if err != nil {
-		return err
-	}
-	if *config {
-		return listModels(w, as)
-	}
-	for _, a := range as {
-		fmt.Fprintf(w, "%s variants:\n", a.Name)
-		for _, v := range harness.VariantsOf(a, "") {
-			tag := ""
-			switch {
-			case v.Experiment:
-				tag = " [experiment]"
-			case !v.Kernel:
-				tag = " [not merged]"
-			}
-			if v.Bug != "" {
-				tag += " [known bug: " + v.Bug + "]"
-			}
-			fmt.Fprintf(w, "  %-6s %-26s %s (pairs with %s)%s\n", v.Role, v.Name, v.Model, v.Pair, tag)
+	return func(args []string, w io.Writer) error {
+		as, err := arches(*arch)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "%s workloads:\n", a.Name)
-		for _, wl := range trampolines.Workloads {
-			if wl.Arch == "" || wl.Arch == a.Name {
-				fmt.Fprintf(w, "  %-13s %s\n", wl.Name, wl.Doc)
+		if *config {
+			return listModels(w, as)
+		}
+		for _, a := range as {
+			fmt.Fprintf(w, "%s variants:\n", a.Name)
+			for _, v := range harness.VariantsOf(a, "") {
+				tag := ""
+				switch {
+				case v.Experiment:
+					tag = " [experiment]"
+				case !v.Kernel:
+					tag = " [not merged]"
+				}
+				if v.Bug != "" {
+					tag += " [known bug: " + v.Bug + "]"
+				}
+				fmt.Fprintf(w, "  %-6s %-26s %s (pairs with %s)%s\n", v.Role, v.Name, v.Model, v.Pair, tag)
+			}
+			fmt.Fprintf(w, "%s workloads:\n", a.Name)
+			for _, wl := range trampolines.Workloads {
+				if wl.Arch == "" || wl.Arch == a.Name {
+					fmt.Fprintf(w, "  %-13s %s\n", wl.Name, wl.Doc)
+				}
 			}
 		}
+		fmt.Fprintln(w, "check scenarios (--scenario):")
+		for _, s := range harness.UserSets {
+			fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
+		}
+		return nil
 	}
-	fmt.Fprintln(w, "check scenarios (--scenario):")
-	for _, s := range harness.UserSets {
-		fmt.Fprintf(w, "  %-11s %s\n", s.Name, s.Doc)
-	}
-	return nil
 }
 
 // listModels prints each arch's kernel models with their CONFIG options.
@@ -222,24 +235,21 @@ func configWords(c kernel.Config) []string {
 	return out
 }
 
-// parseArch parses a command's flags (no positional arguments) and
-// resolves --arch.
-func parseArch(fs *flag.FlagSet, args []string, arch *string) (*regs.Arch, error) {
-	if err := parse(fs, args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
+// parseArch checks a command has no positional arguments and resolves
+// --arch.
+func parseArch(args []string, arch *string) (*regs.Arch, error) {
+	if len(args) > 0 {
+		return nil, usagef("unexpected arguments %v (a file goes with --file)", args)
 	}
 	return archOf(*arch)
 }
 
-// parseRun parses the flags of a command that runs a pairing (check,
-// trace) and resolves the arch and the scenario, and checks the workloads
+// parseRun checks the arguments of a command that runs a pairing (check,
+// trace), resolves the arch and the scenario, and checks the workloads
 // (a func: they are known only after parsing).
-func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.UserSet, error) {
+func parseRun(args []string, arch, scenario *string, workloads func() []string) (*regs.Arch, harness.UserSet, error) {
 	var none harness.UserSet
-	a, err := parseArch(fs, args, arch)
+	a, err := parseArch(args, arch)
 	if err != nil {
 		return nil, none, err
 	}
@@ -255,98 +265,97 @@ func parseRun(fs *flag.FlagSet, args []string, arch, scenario *string, workloads
 	return a, sc, nil
 }
 
-func cmdCheck(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+func cmdCheck(c *cobra.Command) runFunc {
+	fs := c.Flags()
 	arch := archFlag(fs, "")
-	pick := addPickFlags(fs, "variant to check (repeatable; default: every variant of the arch)", false)
+	pick := addPickFlags(fs, "variant `NAME` to check (repeatable; default: every variant of the arch)", false)
 	pick.addPatchFlag(fs)
-	var workloads multi
-	fs.Var(&workloads, "workload", "workload to run (repeatable; default: all)")
-	scenario := fs.String("scenario", "default", "which kernel users are registered (see 'trampemu list')")
-	calls := fs.Int("calls", 8, "calls per workload (1 to 100000), each with random registers and arguments")
+	var workloads []string
+	fs.StringArrayVarP(&workloads, "workload", "w", nil, "workload `NAME` to run (repeatable; default: all)")
+	scenario := fs.StringP("scenario", "s", "default", "which kernel users are registered (see 'trampemu list')")
+	calls := fs.IntP("calls", "n", 8, "calls per workload (1 to 100000), each with random registers and arguments")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
-	}
-	as, err := pick.archNames(*arch)
-	if err != nil {
-		return err
-	}
-	sc, err := harness.FindUserSet(*scenario)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	if err := checkCalls(*calls); err != nil {
-		return err
-	}
-	for _, a := range as {
-		for _, wl := range workloads {
-			if _, err := harness.FindWorkload(a, wl); err != nil {
-				return usageError{err.Error()}
-			}
+	return func(args []string, w io.Writer) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v (a file goes with --file)", args)
 		}
-	}
-	run := func(as []*regs.Arch, pick *pickFlags) ([]check.Result, []harness.Tramp, error) {
-		var all []check.Result
-		var used []harness.Tramp
+		as, err := pick.archNames(*arch)
+		if err != nil {
+			return err
+		}
+		sc, err := harness.FindUserSet(*scenario)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if err := checkCalls(*calls); err != nil {
+			return err
+		}
 		for _, a := range as {
-			tramps, err := pick.tramps(a)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(tramps) == 0 {
-				if tramps, err = check.Variants(a, ""); err != nil {
-					return nil, nil, err
+			for _, wl := range workloads {
+				if _, err := harness.FindWorkload(a, wl); err != nil {
+					return usageError{err.Error()}
 				}
 			}
-			started := checkProgress(a, tramps, len(workloads), *calls)
-			for _, t := range tramps {
-				rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
+		}
+		run := func(as []*regs.Arch, pick *pickFlags) ([]check.Result, []harness.Tramp, error) {
+			var all []check.Result
+			var used []harness.Tramp
+			for _, a := range as {
+				tramps, err := pick.tramps(a)
 				if err != nil {
-					if t.Variant == nil {
-						return nil, nil, explainFile(a, t, err)
-					}
 					return nil, nil, err
 				}
-				all = append(all, rs...)
-				pick.notes = append(pick.notes, sc.NotApplicable(t)...)
+				if len(tramps) == 0 {
+					if tramps, err = check.Variants(a, ""); err != nil {
+						return nil, nil, err
+					}
+				}
+				started := checkProgress(a, tramps, len(workloads), *calls)
+				for _, t := range tramps {
+					rs, err := check.Run(check.Config{Arch: a, Tramp: t, Workloads: workloads, Scenario: sc, Calls: *calls, Seed: *seed, Started: started})
+					if err != nil {
+						if t.Variant == nil {
+							return nil, nil, explainFile(a, t, err)
+						}
+						return nil, nil, err
+					}
+					all = append(all, rs...)
+					pick.notes = append(pick.notes, sc.NotApplicable(t)...)
+				}
+				used = append(used, tramps...)
 			}
-			used = append(used, tramps...)
+			return all, used, nil
 		}
-		return all, used, nil
-	}
-	if *pick.patch != "" {
-		return checkPatch(w, as, pick, run, *asJSON)
-	}
-	all, tramps, err := run(as, pick)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		notes := pick.notes
-		if notes == nil {
-			notes = []string{}
+		if *pick.patch != "" {
+			return checkPatch(w, as, pick, run, *asJSON)
 		}
-		if err := report.WriteJSON(w, checkOutput{Results: all, Notes: notes}); err != nil {
+		all, tramps, err := run(as, pick)
+		if err != nil {
 			return err
 		}
-	} else {
-		modelLines(w, tramps)
-		if err := report.CheckTable(w, all); err != nil {
-			return err
+		if *asJSON {
+			notes := pick.notes
+			if notes == nil {
+				notes = []string{}
+			}
+			if err := report.WriteJSON(w, checkOutput{Results: all, Notes: notes}); err != nil {
+				return err
+			}
+		} else {
+			modelLines(w, tramps)
+			if err := report.CheckTable(w, all); err != nil {
+				return err
+			}
+			writeNotes(w, pick.notes)
 		}
-		writeNotes(w, pick.notes)
-	}
-	for _, r := range all {
-		if !r.OK {
-			return errFindings
+		for _, r := range all {
+			if !r.OK {
+				return errFindings
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // checkOutput is what `trampemu check --json` prints: the results and the
@@ -446,8 +455,11 @@ type fullReport struct {
 	NativeCompare  []native.Comparison  `json:"native_compare,omitempty"`
 	NativeRun      *native.RunInfo      `json:"native_run,omitempty"`
 	NativeHeadline []native.HeadlineRow `json:"native_headline,omitempty"`
-	NativeNote     string               `json:"native_note,omitempty"`
-	nativeStats    *native.Stats
+	// NativeStability is the rerun experiment read from the output
+	// folder's stability.json (make bench-stability), when there is one.
+	NativeStability *native.Stability `json:"native_stability,omitempty"`
+	NativeNote      string            `json:"native_note,omitempty"`
+	nativeStats     *native.Stats
 	// Exactness proves every variant's cost (report_extra.go); Emulation
 	// is the emulator's speed per arch against raw Unicorn; Charts the
 	// charts written next to report.md.
@@ -471,136 +483,138 @@ type fullReport struct {
 // steps).
 var reportProgress = func(total int) *progress { return newProgress(total, isTerminal(os.Stderr), os.Stderr) }
 
-func cmdReport(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func cmdReport(c *cobra.Command) runFunc {
+	fs := c.Flags()
 	arch := archFlag(fs, "all")
-	calls := fs.Int("calls", 8, "calls per (variant, workload) (1 to 100000), each with random registers")
+	calls := fs.IntP("calls", "n", 8, "calls per (variant, workload) (1 to 100000), each with random registers")
 	speed := fs.Uint64("speed", 0, "traced calls per per-variant speed measurement, JSON only (0: none)")
-	emuCalls := fs.Uint64("emu-calls", 20000, "traced calls per run of the emulator-speed measurement (0: none)")
-	emuRepeats := fs.Int("emu-repeats", 7, "rounds of the emulator-speed measurement")
+	emuCalls := fs.Uint64("emu-calls", 2000, "traced calls per run of the emulator-speed measurement (0: none; short runs, so that few rounds are preempted on a loaded machine)")
+	emuRepeats := fs.Int("emu-repeats", 31, "interleaved rounds of the emulator-speed measurement (the ratio is the median of the rounds')")
 	exact := fs.Bool("exact", true, "prove every variant's cost with the per-instruction counter")
 	nativeBudget := fs.Duration("native", 20*time.Second, "time budget of the native timing of the x86-64 pairings on the host CPU (0: none)")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
-	out := fs.String("out", "", "also write report.md and report.json into this folder")
-	tree := fs.String("tree", "", "also check this kernel tree's trampoline files (as check --tree does)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	as, err := arches(*arch)
-	if err != nil {
-		return err
-	}
-	if err := checkCalls(*calls); err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := writableDir(*out); err != nil {
+	out := fs.StringP("out", "o", "", "also write report.md and report.json into this folder")
+	tree := fs.StringP("tree", "t", "", "also check this kernel tree's trampoline files (as check --tree does)")
+	return func(args []string, w io.Writer) error {
+		as, err := arches(*arch)
+		if err != nil {
 			return err
 		}
-	}
-	var rep fullReport
-	if *out != "" {
-		if rep.Mutation, rep.MutationNote, err = readMutation(filepath.Join(*out, "mutate.json")); err != nil {
+		if err := checkCalls(*calls); err != nil {
 			return err
 		}
-	}
-	nv := 0
-	for _, a := range as {
-		nv += len(harness.VariantsOf(a, ""))
-	}
-	// One step per checked variant, per scenario and arch, the shadow-stack
-	// measurements, per proven variant, per arch's emulator speed, the
-	// native timing and the charts: the steps that will run.
-	steps := nv + len(scenarios.All())*len(as) + 3
-	if *exact {
-		steps += nv
-	}
-	if *emuCalls > 0 && *emuRepeats > 0 {
-		steps += len(as)
-	}
-	bar := reportProgress(steps)
-	defer bar.finish()
-	if *tree != "" {
-		if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
-			return err
-		}
-		rep.TreeDir = *tree
-	}
-	if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed,
-		Progress: func(arch, v string) { bar.step("checked " + arch + " " + v) }}); err != nil {
-		return err
-	}
-	for _, sc := range scenarios.All() {
-		for _, a := range as {
-			o, err := sc.Run(a, ftrace.HeaderMerged)
-			if err != nil {
-				return fmt.Errorf("scenario %s on %s: %w", sc.Name, a.Name, err)
+		if *out != "" {
+			if err := writableDir(*out); err != nil {
+				return err
 			}
-			rep.Scenarios = append(rep.Scenarios, o)
-			bar.step("scenario " + sc.Name + " " + a.Name)
 		}
-	}
-	mc := scenarios.DefaultMeasureConfig()
-	mc.Arches = as
-	if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
-		return err
-	}
-	bar.step("shadow-stack measurements")
-	if *exact {
-		if rep.Exactness, err = exactnessRows(as, bar); err != nil {
+		var rep fullReport
+		if *out != "" {
+			if rep.Mutation, rep.MutationNote, err = readMutation(filepath.Join(*out, "mutate.json")); err != nil {
+				return err
+			}
+			if rep.NativeStability, err = native.ReadStability(filepath.Join(*out, "stability.json")); err != nil {
+				return usagef("%v", err)
+			}
+		}
+		nv := 0
+		for _, a := range as {
+			nv += len(harness.VariantsOf(a, ""))
+		}
+		// One step per checked variant, per scenario and arch, the shadow-stack
+		// measurements, per proven variant, per arch's emulator speed, the
+		// native timing and the charts: the steps that will run.
+		steps := nv + len(scenarios.All())*len(as) + 3
+		if *exact {
+			steps += nv
+		}
+		if *emuCalls > 0 && *emuRepeats > 0 {
+			steps += len(as)
+		}
+		bar := reportProgress(steps)
+		defer bar.finish()
+		if *tree != "" {
+			if rep.Tree, rep.treeTr, err = checkTree(*tree, as, *calls); err != nil {
+				return err
+			}
+			rep.TreeDir = *tree
+		}
+		if rep.Variants, err = check.All(as, check.AllOptions{Calls: *calls, Seed: 1, SpeedN: *speed,
+			Progress: func(arch, v string) { bar.step("checked " + arch + " " + v) }}); err != nil {
 			return err
 		}
-	}
-	if rep.Emulation, rep.emulationList, err = emulationRows(as, *emuCalls, *emuRepeats, bar); err != nil {
-		return err
-	}
-	if err := nativeSection(&rep, as, *nativeBudget); err != nil {
-		return err
-	}
-	bar.step("native timing")
-	if err := reportCharts(*out, &rep); err != nil {
-		return err
-	}
-	bar.step("charts")
-	bar.finish()
-	write := func(w io.Writer, asJSON bool) error {
-		if asJSON {
-			return report.WriteJSON(w, rep)
+		for _, sc := range scenarios.All() {
+			for _, a := range as {
+				o, err := sc.Run(a, ftrace.HeaderMerged)
+				if err != nil {
+					return fmt.Errorf("scenario %s on %s: %w", sc.Name, a.Name, err)
+				}
+				rep.Scenarios = append(rep.Scenarios, o)
+				bar.step("scenario " + sc.Name + " " + a.Name)
+			}
 		}
-		return markdownReport(w, rep, *calls)
-	}
-	if *out != "" {
-		if err := writeFiles(*out, []outFile{
-			{"report.md", func(w io.Writer) error { return write(w, false) }},
-			{"report.json", func(w io.Writer) error { return write(w, true) }},
-		}); err != nil {
+		mc := scenarios.DefaultMeasureConfig()
+		mc.Arches = as
+		if rep.ShadowStack, err = scenarios.Measure(mc); err != nil {
 			return err
 		}
-	}
-	if err := write(w, *asJSON); err != nil {
-		return err
-	}
-	for _, s := range rep.Variants {
-		if s.Regression() {
-			return errFindings
+		bar.step("shadow-stack measurements")
+		if *exact {
+			if rep.Exactness, err = exactnessRows(as, bar); err != nil {
+				return err
+			}
 		}
-	}
-	for _, o := range rep.Scenarios {
-		if !o.OK {
-			return errFindings
+		if rep.Emulation, rep.emulationList, err = emulationRows(as, *emuCalls, *emuRepeats, bar); err != nil {
+			return err
 		}
-	}
-	for _, r := range rep.ShadowStack {
-		if !r.OK {
-			return errFindings
+		if err := nativeSection(&rep, as, *nativeBudget); err != nil {
+			return err
 		}
-	}
-	for _, r := range rep.Tree {
-		if !r.OK {
-			return errFindings
+		bar.step("native timing")
+		if err := reportCharts(*out, &rep); err != nil {
+			return err
 		}
+		bar.step("charts")
+		bar.finish()
+		write := func(w io.Writer, asJSON bool) error {
+			if asJSON {
+				return report.WriteJSON(w, rep)
+			}
+			return markdownReport(w, rep, *calls)
+		}
+		if *out != "" {
+			if err := writeFiles(*out, []outFile{
+				{"report.md", func(w io.Writer) error { return write(w, false) }},
+				{"report.json", func(w io.Writer) error { return write(w, true) }},
+			}); err != nil {
+				return err
+			}
+		}
+		if err := write(w, *asJSON); err != nil {
+			return err
+		}
+		for _, s := range rep.Variants {
+			if s.Regression() {
+				return errFindings
+			}
+		}
+		for _, o := range rep.Scenarios {
+			if !o.OK {
+				return errFindings
+			}
+		}
+		for _, r := range rep.ShadowStack {
+			if !r.OK {
+				return errFindings
+			}
+		}
+		for _, r := range rep.Tree {
+			if !r.OK {
+				return errFindings
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // checkTree checks a kernel tree's trampoline files of the given arches
@@ -636,20 +650,25 @@ func checkTree(dir string, as []*regs.Arch, calls int) ([]check.Result, []harnes
 
 func markdownReport(w io.Writer, rep fullReport, calls int) error {
 	rt, _ := emu.UnicornVersion()
+	var answers strings.Builder
+	if err := report.Answers(&answers, report.AnswerInputs{Headline: rep.NativeHeadline, NativeNote: rep.NativeNote, Scenarios: rep.Scenarios, Shadow: rep.ShadowStack}); err != nil {
+		return err
+	}
 	notes := []string{
+		strings.TrimRight(answers.String(), "\n") + "\n",
 		fmt.Sprintf("trampemu %s on Unicorn %s. Costs are per traced call of the trampoline's own code (host stubs and workloads excluded), exact counts from block counters, proven below against a per-instruction count; the emulator's speed is given per arch, with its spread, under \"Emulator speed against raw Unicorn\".", Version, rt),
 		fmt.Sprintf("Scenario: %s. Each variant runs in its intended pairing on every workload with %d random register files.", mustScenario("default").Doc, calls),
 	}
 	if err := report.Markdown(w, "trampemu report", rep.Variants, notes); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "## fgraph and fprobe scenarios (merged header, through the current trampolines)")
+	fmt.Fprintln(w, "## "+report.HeadingScenarios)
 	fmt.Fprintln(w)
 	if err := report.ScenarioTable(w, rep.Scenarios); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Shadow-stack cost per traced call (`add`) and traced depth (`chain`, 131 levels)")
+	fmt.Fprintln(w, "## "+report.HeadingShadowStack)
 	fmt.Fprintln(w)
 	if err := scenarios.WriteMeasureTable(w, rep.ShadowStack); err != nil {
 		return err
@@ -679,8 +698,4 @@ func markdownReport(w io.Writer, rep fullReport, calls int) error {
 func mustScenario(name string) harness.UserSet {
 	s, _ := harness.FindUserSet(name)
 	return s
-}
-
-func cmdScenario(args []string, w io.Writer) error {
-	return scenarioCommand(args, w)
 }

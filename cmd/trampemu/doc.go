@@ -12,6 +12,17 @@
 //	trampemu list    [--arch A]
 //	trampemu version
 //
-// Exit status: 0 success / no error finding; 1 error findings (check) or
-// regressions (report); 2 bad usage or input.
+// Exit status: 0 success / no error finding / --help; 1 error findings
+// (check) or regressions (report); 2 bad usage or input, with a one-line
+// message "trampemu CMD: ..." first on stderr.
+//
+// The command tree is github.com/spf13/cobra with spf13/pflag flags
+// (main.go: one command entry per subcommand, its setup declaring the
+// flags and returning what runs): GNU long flags with short forms (-a
+// --arch, -f --file, -r --role, -t --tree, -w --workload, -s --scenario,
+// -n --calls, -o --out, -D --define, -U --undef), and the flag package's
+// single-dash long flags (-arch) still accepted (gnuArgs). `trampemu
+// completion bash|zsh|fish` prints a shell's completion script (flag
+// values complete too: complete.go); the hidden `trampemu gendocs DIR`
+// (make docs) writes docs/cli/*.md and docs/man/*.1 from the tree.
 package main

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/trace"
@@ -15,6 +17,14 @@ const (
 	formatJSON          = "json"
 	formatFunctionGraph = "function_graph"
 )
+
+// formatFlag declares --format with its default, usage and the valid
+// values (completed by the shells).
+func formatFlag(c *cobra.Command, def, usage string, valid ...string) *string {
+	f := c.Flags().String("format", def, usage)
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(valid, cobra.ShellCompDirectiveNoFileComp))
+	return f
+}
 
 func checkFormat(f string, valid ...string) error {
 	for _, v := range valid {

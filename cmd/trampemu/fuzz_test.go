@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"io"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"trampemu/ftrace"
 	"trampemu/harness"
@@ -29,9 +29,8 @@ func FuzzArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		afterParse = func(*flag.FlagSet) error { return errParsedOnly }
-		helpOut = io.Discard
-		defer func() { afterParse, helpOut = nil, nil }()
+		afterParse = func(*cobra.Command) error { return errParsedOnly }
+		defer func() { afterParse = nil }()
 		var args []string
 		if line != "" {
 			args = strings.Split(line, "\n")

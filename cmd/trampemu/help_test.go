@@ -13,14 +13,14 @@ import (
 // arch of regs.Arches (native: the host's only, and says why); nothing
 // says "both".
 func TestHelpNamesEveryArch(t *testing.T) {
-	defer func() { helpOut = nil }()
 	help := func(cmd string) string {
 		var b bytes.Buffer
-		helpOut = &b
-		run(append(strings.Fields(cmd), "-h"), &bytes.Buffer{}, &bytes.Buffer{})
-		_, after, ok := strings.Cut(b.String(), "-arch string\n")
+		if code := run(append(strings.Fields(cmd), "--help"), &b, &bytes.Buffer{}); code != 0 {
+			t.Fatalf("%s --help: exit %d, want 0", cmd, code)
+		}
+		_, after, ok := strings.Cut(b.String(), "--arch string")
 		if !ok {
-			t.Fatalf("%s -h has no --arch flag:\n%s", cmd, b.String())
+			t.Fatalf("%s --help has no --arch flag:\n%s", cmd, b.String())
 		}
 		line, _, _ := strings.Cut(after, "\n")
 		return line

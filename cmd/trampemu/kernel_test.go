@@ -56,8 +56,21 @@ func TestKernelCLI(t *testing.T) {
 	x86 := writeTree(t, [2]int{6, 13}, map[string]string{"arch/x86/kernel/ftrace_64.S": "x86_64_v6.13.S"}, "CONFIG_X86_64=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_FUNCTION_GRAPH_TRACER=y\n# CONFIG_DYNAMIC_FTRACE is not set\n")
 	s390 := writeTree(t, [2]int{6, 14}, map[string]string{"arch/s390/kernel/mcount.S": "s390x_v6.14.S"}, "")
 	both := writeTree(t, [2]int{6, 19}, map[string]string{"arch/x86/kernel/ftrace_64.S": "x86_64_v6.19.S", "arch/s390/kernel/mcount.S": "s390x_v6.14.S"}, "")
+	stable := writeTree(t, [2]int{6, 12}, map[string]string{"arch/s390/kernel/mcount.S": "s390x_mixed_old_graph.S",
+		"arch/x86/kernel/ftrace_64.S": "x86_64_v6.14.S", "arch/arm64/kernel/entry-ftrace.S": "arm64_v6.14.S", "arch/riscv/kernel/mcount-dyn.S": "arm64_v6.14.S"}, "")
 	wl := []string{"--workload", "add", "--calls", "2"}
 	cases := []cliCase{
+		// A stable tree: each file's model from its content, the Makefile
+		// a note; the riscv64 file noted, not checked.
+		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/s390/kernel/mcount.S: Makefile says v6.12; its return_to_handler is v6.14+-style: a stable backport", ""},
+		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/x86/kernel/ftrace_64.S: Makefile says v6.12; the file is v6.14+-style: a stable backport", ""},
+		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/riscv/kernel/mcount-dyn.S: not checked: the tool has no riscv64 kernel models", ""},
+		{append([]string{"check", "--tree", stable, "--arch", "s390x"}, wl...), 0, "arch/s390/kernel/mcount.S: kernel model v6.5-v6.12 entry, v6.14+ exit, the tree's Makefile says v6.12; the file decides", ""},
+		{append([]string{"check", "--tree", stable, "--arch", "s390x"}, wl...), 0, "  exit-abi              struct ftrace_regs           file: return_to_handler fills a struct ftrace_regs (v6.14+): `aghi %r15,-STACK_FRAME_SIZE_FREGS` (arch/s390/kernel/mcount.S:", ""},
+		{append([]string{"check", "--tree", stable, "--arch", "s390x", "--json"}, wl...), 0, `"makefile_version": "v6.12"`, ""},
+		{append([]string{"check", "--tree", stable, "--arch", "s390x", "--json"}, wl...), 0, `"name": "graph-entry",
+            "value": "ftrace_graph_caller",`, ""},
+		{append([]string{"check", "--arch", "s390x", "--file", kdata + "s390x_mixed_old_graph.S"}, wl...), 0, "kernel model v6.5-v6.12 entry, v6.14+ exit, detected from the file", ""},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.13.S"}, wl...), 0, "x86_64_v6.13.S:ftrace_regs_caller", ""},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.13.S"}, wl...), 0, "kernel model v6.5-v6.13, detected from the file", ""},
 		{append([]string{"check", "--arch", "s390x", "--file", kdata + "s390x_v4.19.S", "--role", "exit"}, wl...), 0, "s390x_v4.19.S:return_to_handler", ""},
@@ -67,6 +80,7 @@ func TestKernelCLI(t *testing.T) {
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.14.S", "--kernel", "v6.13", "--role", "exit"}, wl...), 1, "kernel model v6.5-v6.13, --kernel v6.13", ""},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_v6.14.S", "--kernel", "v2.6"}, wl...), 2, "", "the models are"},
 		{append([]string{"check", "--arch", "x86_64", "--file", kdata + "x86_64_no_model.S"}, wl...), 2, "", "fits no x86_64 kernel model"},
+		{append([]string{"check", "--arch", "arm64", "--file", kdata + "arm64_no_model.S"}, wl...), 2, "", "fits no arm64 kernel model"},
 		{append([]string{"check", "--arch", "x86_64", "--variant", "rth-merged", "-D", "CONFIG_X"}, wl...), 2, "", "go with --file or --tree"},
 		// The tree's .config has no DYNAMIC_FTRACE: no entry trampolines.
 		{append([]string{"check", "--tree", x86, "--role", "exit"}, wl...), 0, "arch/x86/kernel/ftrace_64.S: kernel model v6.5-v6.13, the tree's Makefile says v6.13", ""},

@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 
 	"trampemu/check"
 	"trampemu/mutate"
@@ -17,62 +17,61 @@ import (
 	"trampemu/report"
 )
 
-func cmdMutate(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	arch := fs.String("arch", "", "architecture: "+archNames(", ")+" or all (every variant of every arch)")
-	pick := addPickFlags(fs, "variant to mutate (repeatable; default: every variant of the arch)", false)
-	calls := fs.Int("calls", 8, "calls per workload of each mutant's check (1 to 100000)")
+func cmdMutate(c *cobra.Command) runFunc {
+	fs := c.Flags()
+	arch := fs.StringP("arch", "a", "", "architecture: "+archNames(", ")+" or all (every variant of every arch)")
+	pick := addPickFlags(fs, "variant `NAME` to mutate (repeatable; default: every variant of the arch)", false)
+	calls := fs.IntP("calls", "n", 8, "calls per workload of each mutant's check (1 to 100000)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %v (a file goes with --file)", fs.Args())
-	}
-	if err := checkCalls(*calls); err != nil {
-		return err
-	}
-	if *arch == "all" && (len(pick.variants) > 0 || *pick.file != "") {
-		return usagef("--arch all mutates every variant of every arch: --variant and --file need one --arch")
-	}
-	as, err := arches(*arch)
-	if *arch == "" {
-		as, err = nil, usagef("give --arch %s or all", archNames(", "))
-	}
-	if err != nil {
-		return err
-	}
-	var sums []mutate.Summary
-	for _, a := range as {
-		tramps, err := pick.tramps(a)
+	return func(args []string, w io.Writer) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v (a file goes with --file)", args)
+		}
+		if err := checkCalls(*calls); err != nil {
+			return err
+		}
+		if *arch == "all" && (len(pick.variants) > 0 || *pick.file != "") {
+			return usagef("--arch all mutates every variant of every arch: --variant and --file need one --arch")
+		}
+		as, err := arches(*arch)
+		if *arch == "" {
+			as, err = nil, usagef("give --arch %s or all", archNames(", "))
+		}
 		if err != nil {
 			return err
 		}
-		if len(tramps) == 0 {
-			if tramps, err = check.Variants(a, ""); err != nil {
+		var sums []mutate.Summary
+		for _, a := range as {
+			tramps, err := pick.tramps(a)
+			if err != nil {
 				return err
 			}
+			if len(tramps) == 0 {
+				if tramps, err = check.Variants(a, ""); err != nil {
+					return err
+				}
+			}
+			cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls, Progress: mutateProgress(a)}
+			s, err := mutate.Run(cfg)
+			if err != nil {
+				return userFileError(a, tramps, err)
+			}
+			sums = append(sums, s...)
 		}
-		cfg := mutate.Config{Arch: a, Tramps: tramps, Calls: *calls, Progress: mutateProgress(a)}
-		s, err := mutate.Run(cfg)
-		if err != nil {
-			return userFileError(a, tramps, err)
-		}
-		sums = append(sums, s...)
-	}
-	if *asJSON {
-		if err := report.WriteJSON(w, sums); err != nil {
+		if *asJSON {
+			if err := report.WriteJSON(w, sums); err != nil {
+				return err
+			}
+		} else if err := mutateTable(w, sums); err != nil {
 			return err
 		}
-	} else if err := mutateTable(w, sums); err != nil {
-		return err
-	}
-	for _, s := range sums {
-		if s.Gap() {
-			return errFindings
+		for _, s := range sums {
+			if s.Gap() {
+				return errFindings
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // mutateTable prints one row per variant, then every survivor.

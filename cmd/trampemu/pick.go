@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"trampemu/harness"
 	"trampemu/kernel"
@@ -18,7 +19,7 @@ import (
 // a kernel file also the model (--kernel) and the CONFIG options (-D, -U,
 // --config).
 type pickFlags struct {
-	variants         multi
+	variants         []string
 	file, role, pair *string
 	tree, patch      *string
 	kern             kernelFlags
@@ -34,20 +35,20 @@ type pickFlags struct {
 // kernelFlags choose the kernel model and the CONFIG options of a file.
 type kernelFlags struct {
 	version, config *string
-	defines, undefs multi
+	defines, undefs []string
 }
 
-func addKernelFlags(fs *flag.FlagSet) *kernelFlags {
+func addKernelFlags(fs *pflag.FlagSet) *kernelFlags {
 	k := &kernelFlags{}
 	k.add(fs)
 	return k
 }
 
-func (k *kernelFlags) add(fs *flag.FlagSet) {
+func (k *kernelFlags) add(fs *pflag.FlagSet) {
 	k.version = fs.String("kernel", "", "kernel model vX.Y the file is judged by (default: found from the file; see 'trampemu list --config')")
 	k.config = fs.String("config", "", "a kernel .config whose options replace the model's distribution defaults")
-	fs.Var(&k.defines, "D", "CONFIG option or define NAME[=VALUE] on top (repeatable)")
-	fs.Var(&k.undefs, "U", "CONFIG option to unset (repeatable)")
+	fs.StringArrayVarP(&k.defines, "define", "D", nil, "CONFIG option or define `NAME[=VALUE]` on top (repeatable)")
+	fs.StringArrayVarP(&k.undefs, "undef", "U", nil, "CONFIG option `NAME` to unset (repeatable)")
 }
 
 // flags returns the choices as harness.FileFlags.
@@ -68,12 +69,12 @@ func (k *kernelFlags) fileOptions(a *regs.Arch) (harness.FileOptions, error) {
 func (k *kernelFlags) used() bool { return k.flags().Used() }
 
 // addPickFlags registers the flags; --pair only when withPair is set.
-func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlags {
+func addPickFlags(fs *pflag.FlagSet, variantHelp string, withPair bool) *pickFlags {
 	p := &pickFlags{pair: new(string)}
-	fs.Var(&p.variants, "variant", variantHelp)
-	p.file = fs.String("file", "", "a kernel .S (a whole ftrace_64.S / mcount.S, or your trampoline): every trampoline it defines is checked")
-	p.role = fs.String("role", "", "with --file: only entry, exit, or one symbol (ftrace_caller, ftrace_regs_caller, return_to_handler)")
-	p.tree = fs.String("tree", "", "a kernel source tree: its trampoline files (arch/x86/kernel/ftrace_64.S, arch/s390/kernel/mcount.S), its Makefile version and .config")
+	fs.StringArrayVar(&p.variants, "variant", nil, variantHelp)
+	p.file = fs.StringP("file", "f", "", "a kernel .S (a whole ftrace_64.S / mcount.S, or your trampoline): every trampoline it defines is checked")
+	p.role = fs.StringP("role", "r", "", "with --file: only entry, exit, or one symbol (ftrace_caller, ftrace_regs_caller, return_to_handler)")
+	p.tree = fs.StringP("tree", "t", "", "a kernel source tree: its trampoline files (arch/x86/kernel/ftrace_64.S, arch/s390/kernel/mcount.S), its Makefile version and .config")
 	p.patch = new(string)
 	p.kern.add(fs)
 	if withPair {
@@ -83,7 +84,7 @@ func addPickFlags(fs *flag.FlagSet, variantHelp string, withPair bool) *pickFlag
 }
 
 // addPatchFlag registers --patch (check only).
-func (p *pickFlags) addPatchFlag(fs *flag.FlagSet) {
+func (p *pickFlags) addPatchFlag(fs *pflag.FlagSet) {
 	fs.StringVar(p.patch, "patch", "", "a patch (git format-patch / diff -u) applied to a copy of --tree or --file with GNU patch: before, after and the delta per trampoline")
 }
 
@@ -100,7 +101,8 @@ func (p *pickFlags) openTree() (*kernel.Tree, error) {
 }
 
 // archNames resolves --arch; with --tree and no --arch, every arch the
-// tree has a trampoline file for.
+// tree has a trampoline file for (a note names the files of arches the
+// tool does not model).
 func (p *pickFlags) archNames(arch string) ([]*regs.Arch, error) {
 	if *p.tree == "" || arch != "" {
 		a, err := archOf(arch)
@@ -113,6 +115,7 @@ func (p *pickFlags) archNames(arch string) ([]*regs.Arch, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.notes = append(p.notes, t.Notes()...)
 	var out []*regs.Arch
 	for _, n := range t.Arches() {
 		a, err := archOf(n)
@@ -136,11 +139,7 @@ func (p *pickFlags) treeTramps(a *regs.Arch, t *kernel.Tree) ([]harness.Tramp, e
 		return nil, err
 	}
 	if o.Kernel == nil {
-		c, err := kernel.Choose(a.Name, t.Version, "the tree's Makefile says")
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("--tree %s: %v", t.Dir, err)}
-		}
-		o.Kernel = &c
+		o.Makefile = t.Version
 	}
 	if o.Config == nil {
 		o.Config = t.ConfigFor(a.Name)
@@ -223,10 +222,12 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		if role == "" {
 			p.notes = append(p.notes, missingNotes(f)...)
 		}
+		p.addNote(f)
 		return ts, nil
 	}
 	for _, t := range f.Tramps {
 		if t.Trampoline() == *p.role {
+			p.addNote(f)
 			return []harness.Tramp{t}, nil
 		}
 	}
@@ -235,6 +236,13 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 		have = append(have, t.Trampoline())
 	}
 	return nil, usagef("--role %q: want entry or exit, or one of the trampolines %s defines with these options: %v", *p.role, file, have)
+}
+
+// addNote notes where a tree's file and its Makefile's version disagree.
+func (p *pickFlags) addNote(f *harness.File) {
+	if f.Choice.Note != "" {
+		p.notes = append(p.notes, f.Name+": "+f.Choice.Note)
+	}
 }
 
 // partner resolves --pair for t: the named variant of the other role, or
@@ -271,6 +279,9 @@ func modelLines(w io.Writer, tramps []harness.Tramp) {
 		seen[t.Model] = true
 		file, _, _ := strings.Cut(t.Name, ":")
 		fmt.Fprintf(w, "%s: kernel model %s, %s\n", file, t.Model.Model.Name, t.Model.Reason)
+		for _, pr := range t.Model.Properties {
+			fmt.Fprintf(w, "  %-21s %-28s %s: %s\n", pr.Name, pr.Value, pr.From, pr.Evidence)
+		}
 	}
 	if len(seen) > 0 {
 		fmt.Fprintln(w)

@@ -21,11 +21,16 @@ const valgrindCalls = 1000
 // call of every x86-64 variant run natively in its intended pairing
 // (native.ValgrindCounts), or nil when the host cannot run x86-64 code
 // natively (the column then reads "-", JSON null).
-func valgrindInstructions() (map[string]float64, error) {
+func valgrindInstructions() (map[string]check.ValgrindCosts, error) {
 	if native.Supported() != nil {
 		return nil, nil
 	}
-	return native.ValgrindCounts(valgrindCalls)
+	vg, err := native.ValgrindCounts(valgrindCalls)
+	out := map[string]check.ValgrindCosts{}
+	for name, c := range vg {
+		out[name] = check.ValgrindCosts{Instructions: c.Instructions, Loads: c.Loads, Stores: c.Stores}
+	}
+	return out, err
 }
 
 // exactnessRows proves every variant's cost (check.Exact) and fills the
@@ -39,7 +44,7 @@ func exactnessRows(as []*regs.Arch, p *progress) ([]check.Exactness, error) {
 func exactnessRowsOf(as []*regs.Arch, only []string, p *progress) ([]check.Exactness, error) {
 	var rows []check.Exactness
 	for _, a := range as {
-		var vg map[string]float64
+		var vg map[string]check.ValgrindCosts
 		if native.Covers(a) {
 			var err error
 			if vg, err = valgrindInstructions(); err != nil {

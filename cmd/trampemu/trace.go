@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"trampemu/asm"
 	"trampemu/check"
@@ -21,97 +22,115 @@ import (
 // it step by step: each trampoline instruction with the registers it
 // changed and the memory it read and wrote, each call into the Go kernel
 // with what it read, wrote and clobbered, then the findings of that call.
-func cmdTrace(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+func cmdTrace(c *cobra.Command) runFunc {
+	fs := c.Flags()
 	arch := archFlag(fs, "")
-	pick := addPickFlags(fs, "the variant to trace (see 'trampemu list')", true)
-	workload := fs.String("workload", "add", "the traced function the driver calls")
-	scenario := fs.String("scenario", "default", "which kernel users are registered")
+	pick := addPickFlags(fs, "the variant `NAME` to trace (see 'trampemu list')", true)
+	workload := fs.StringP("workload", "w", "add", "the traced function the driver calls")
+	scenario := fs.StringP("scenario", "s", "default", "which kernel users are registered")
 	seed := fs.Uint64("seed", 1, "random seed of the canary registers and arguments")
 	all := fs.Bool("all", false, "also list the traced function's and the driver's instructions")
 	asJSON := fs.Bool("json", false, "print JSON: the call's check result with every step of every unit (--format json)")
-	format := fs.String("format", formatText, "text (step by step), json (as --json), or function_graph (what the graph users saw, in the kernel's function_graph trace format)")
+	format := formatFlag(c, formatText, "text (step by step), json (as --json), or function_graph (what the graph users saw, in the kernel's function_graph trace format)",
+		formatText, formatJSON, formatFunctionGraph)
 	limit := fs.Uint64("limit", 1000000, "instructions before the run counts as runaway (each costs a Go call here)")
-	a, sc, err := parseRun(fs, args, arch, scenario, func() []string { return []string{*workload} })
-	if err != nil {
-		return err
-	}
-	tramps, err := pick.tramps(a)
-	if err != nil {
-		return err
-	}
-	if len(tramps) != 1 {
-		var names []string
-		for _, t := range tramps {
-			names = append(names, t.Trampoline())
+	return func(args []string, w io.Writer) error {
+		a, sc, err := parseRun(args, arch, scenario, func() []string { return []string{*workload} })
+		if err != nil {
+			return err
 		}
-		if len(names) > 1 {
-			return usagef("which trampoline? the file defines %v: choose one with --role", names)
+		tramps, err := pick.tramps(a)
+		if err != nil {
+			return err
 		}
-		return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit|SYMBOL", a.Name)
-	}
-	if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
-		return err
-	}
-	if *format == formatJSON {
-		*asJSON = true
-	}
-	t := tramps[0]
-	partner, err := pick.partner(a, t)
-	if err != nil {
-		return err
-	}
-	cfg := check.Config{Arch: a, Tramp: t, Partner: &partner, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
-	// First the interrupt model alone (its calls are not traced): at which
-	// instructions an unwinder would lose the traced function's caller.
-	unwind, err := check.Run(cfg)
-	if err != nil {
-		if *pick.file != "" {
-			return usageError{err.Error()}
+		if len(tramps) != 1 {
+			var names []string
+			for _, t := range tramps {
+				names = append(names, t.Trampoline())
+			}
+			if len(names) > 1 {
+				return usagef("which trampoline? the file defines %v: choose one with --role", names)
+			}
+			return usagef("which trampoline? one --variant NAME (see 'trampemu list --arch %s') or --file F.S --role entry|exit|SYMBOL", a.Name)
 		}
-		return err
-	}
-	cfg.NoInterrupts = true // the traced call: one call, not interrupted
-	var rec *trace.Recorder
-	var im *asm.Image
-	obs := &observed{}
-	glog := newGraphLog()
-	names := map[uint64]string{}
-	cfg.Started = func(h *harness.Harness) error {
-		im = h.Image
-		for addr, n := range opsLiteralNames(h) {
-			names[addr] = n
+		if err := checkFormat(*format, formatText, formatJSON, formatFunctionGraph); err != nil {
+			return err
 		}
+		if *format == formatJSON {
+			*asJSON = true
+		}
+		t := tramps[0]
+		partner, err := pick.partner(a, t)
+		if err != nil {
+			return err
+		}
+		cfg := check.Config{Arch: a, Tramp: t, Partner: &partner, Workloads: []string{*workload}, Scenario: sc, Calls: 1, Seed: *seed, Limit: *limit}
+		// First the interrupt model alone (its calls are not traced): at which
+		// instructions an unwinder would lose the traced function's caller.
+		unwind, err := check.Run(cfg)
+		if err != nil {
+			if *pick.file != "" {
+				return usageError{err.Error()}
+			}
+			return err
+		}
+		cfg.NoInterrupts = true // the traced call: one call, not interrupted
+		var rec *trace.Recorder
+		var im *asm.Image
+		obs := &observed{}
+		glog := newGraphLog()
+		names := map[uint64]string{}
+		cfg.Started = func(h *harness.Harness) error {
+			im = h.Image
+			for addr, n := range opsLiteralNames(h) {
+				names[addr] = n
+			}
+			if *format == formatFunctionGraph {
+				watchGraph(glog, h) // no step-by-step recorder: it costs a Go call per instruction
+				return nil
+			}
+			rec = trace.NewRecorder(im)
+			rec.Max = 50000 // one call of the deepest workload takes far fewer
+			text := a.Memory.Text
+			return h.M.Trace(rec, text.Base, text.End())
+		}
+		cfg.Observe = obs.add
+		rs, err := check.Run(cfg)
+		if err != nil {
+			if cfg.Tramp.Variant == nil {
+				return explainFile(a, cfg.Tramp, err)
+			}
+			return err
+		}
+		r := rs[0]
+		u := unwind[0].Metrics
+		r.Metrics.Boundaries, r.Metrics.UnrecoverableInsns, r.Metrics.Unrecoverable = u.Boundaries, u.UnrecoverableInsns, u.Unrecoverable
+		// What only an interrupt shows (the traced call is not interrupted).
+		for _, f := range unwind[0].Findings {
+			if f.Kind == check.Stack && strings.Contains(f.Summary, check.BelowSPSummary) {
+				r.Findings = append(r.Findings, f)
+			}
+		}
+		r.OK = r.Errors() == 0
 		if *format == formatFunctionGraph {
-			watchGraph(glog, h) // no step-by-step recorder: it costs a Go call per instruction
+			fmt.Fprintf(w, "# trampemu trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
+			if err := glog.Render(w); err != nil {
+				return err
+			}
+			if !r.OK {
+				return errFindings
+			}
 			return nil
 		}
-		rec = trace.NewRecorder(im)
-		rec.Max = 50000 // one call of the deepest workload takes far fewer
-		text := a.Memory.Text
-		return h.M.Trace(rec, text.Base, text.End())
-	}
-	cfg.Observe = obs.add
-	rs, err := check.Run(cfg)
-	if err != nil {
-		if cfg.Tramp.Variant == nil {
-			return explainFile(a, cfg.Tramp, err)
+		notes, frames := obs.match(rec)
+		markUnrecoverable(rec, notes, u.UnrecoverablePCs)
+		opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes, Names: names}
+		if *asJSON {
+			err = report.WriteJSON(w, traceJSON{Result: r, Steps: rec.JSON(opt), Dropped: rec.Dropped})
+		} else {
+			err = renderTrace(w, a.Name, r, rec, opt, *all)
 		}
-		return err
-	}
-	r := rs[0]
-	u := unwind[0].Metrics
-	r.Metrics.Boundaries, r.Metrics.UnrecoverableInsns, r.Metrics.Unrecoverable = u.Boundaries, u.UnrecoverableInsns, u.Unrecoverable
-	// What only an interrupt shows (the traced call is not interrupted).
-	for _, f := range unwind[0].Findings {
-		if f.Kind == check.Stack && strings.Contains(f.Summary, check.BelowSPSummary) {
-			r.Findings = append(r.Findings, f)
-		}
-	}
-	r.OK = r.Errors() == 0
-	if *format == formatFunctionGraph {
-		fmt.Fprintf(w, "# trampemu trace: %s %s (%s) with %s, workload %s, scenario %s\n", a.Name, r.Variant, r.Role, r.Pair, r.Workload, r.Scenario)
-		if err := glog.Render(w); err != nil {
+		if err != nil {
 			return err
 		}
 		if !r.OK {
@@ -119,21 +138,6 @@ func cmdTrace(args []string, w io.Writer) error {
 		}
 		return nil
 	}
-	notes, frames := obs.match(rec)
-	markUnrecoverable(rec, notes, u.UnrecoverablePCs)
-	opt := trace.RenderOptions{Image: im, Frames: frames, Notes: notes, Names: names}
-	if *asJSON {
-		err = report.WriteJSON(w, traceJSON{Result: r, Steps: rec.JSON(opt), Dropped: rec.Dropped})
-	} else {
-		err = renderTrace(w, a.Name, r, rec, opt, *all)
-	}
-	if err != nil {
-		return err
-	}
-	if !r.OK {
-		return errFindings
-	}
-	return nil
 }
 
 // opsLiteralNames names the CALL_OPS literal of each traced function, where

@@ -24,6 +24,7 @@ SYM_FUNC_END(ftrace_stub)
    the one host call trampemu_next finishes the batch and writes the next
    (an empty batch ends the run). */
 SYM_CODE_START(trampemu_checked_loop)
+	UNWIND_HINT_END_OF_STACK	/* the bottom of every stack walk (objtool, ORC) */
 1:	movq	trampemu_cursor(%rip), %r11
 	cmpq	trampemu_end(%rip), %r11
 	jb	2f
@@ -63,6 +64,7 @@ SYM_INNER_LABEL(trampemu_return, SYM_L_GLOBAL)
 SYM_CODE_END(trampemu_checked_loop)
 
 SYM_CODE_START(trampemu_fast_loop)
+	UNWIND_HINT_END_OF_STACK
 1:	movq	trampemu_args+0(%rip), %rdi
 	movq	trampemu_args+8(%rip), %rsi
 	movq	trampemu_args+16(%rip), %rdx
@@ -82,6 +84,7 @@ SYM_CODE_END(trampemu_fast_loop)
 /* A direct trampoline: ftrace_regs_caller returns here when a callback set
    ORIG_RAX; it reports to the host and returns into the traced function. */
 SYM_CODE_START(trampemu_direct)
+	UNWIND_HINT_FUNC		/* entered by a ret with the traced function's return address on top */
 	call	trampemu_direct_hook
 	RET
 SYM_CODE_END(trampemu_direct)

@@ -28,3 +28,6 @@ SYM_INNER_LABEL(ftrace_caller_end, SYM_L_GLOBAL)
 	ANNOTATE_NOENDBR
 	RET
 SYM_FUNC_END(ftrace_caller)
+/* as arch/x86/kernel/ftrace_64.S v5.12+ (v6.1): objtool skips it under
+   CONFIG_FRAME_POINTER (its frame is not a standard one) */
+STACK_FRAME_NON_STANDARD_FP(ftrace_caller)

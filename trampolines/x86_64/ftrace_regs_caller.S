@@ -63,3 +63,6 @@ SYM_INNER_LABEL(ftrace_regs_caller_end, SYM_L_GLOBAL)
 	UNWIND_HINT_FUNC
 	RET					/* into the direct trampoline */
 SYM_FUNC_END(ftrace_regs_caller)
+/* as arch/x86/kernel/ftrace_64.S v5.12+ (v6.1): objtool skips it under
+   CONFIG_FRAME_POINTER (its frame is not a standard one) */
+STACK_FRAME_NON_STANDARD_FP(ftrace_regs_caller)

@@ -9,6 +9,7 @@ SYM_CODE_START(return_to_handler)
 	ANNOTATE_NOENDBR
 	movq	%rsp, %rdi			/* the sp the traced function returned with */
 	subq	$8, %rsp
+	UNWIND_HINT_FUNC			/* 20a0bc10272f: the ret slot is the frame's return address again */
 	subq	$(FRAME_SIZE), %rsp
 	movq	%rax, RAX(%rsp)
 	movq	%rdx, RDX(%rsp)

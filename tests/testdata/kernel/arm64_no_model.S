@@ -1,15 +1,16 @@
 /*
- * trampemu test file that fits no arm64 kernel model: a pt_regs entry
- * (S_*, v5.5-v6.1) with a return_to_handler that passes a struct
- * ftrace_regs (FREGS_*, v6.14+).
+ * trampemu test file that fits no arm64 kernel model: an ftrace_caller
+ * that fills a struct ftrace_regs (FREGS_*, v6.2+) with the NOP at
+ * ftrace_graph_call (<= v5.19), a combination no era's entry has.
  */
-#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
 SYM_CODE_START(ftrace_caller)
-	sub	sp, sp, #(PT_REGS_SIZE + 16)
-	stp	x0, x1, [sp, #S_X0]
-	str	x30, [sp, #S_PC]
-	ldp	x0, x1, [sp, #S_X0]
-	add	sp, sp, #(PT_REGS_SIZE + 16)
+	sub	sp, sp, #FREGS_SIZE
+	stp	x0, x1, [sp, #FREGS_X0]
+SYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)
+	nop
+	ldp	x0, x1, [sp, #FREGS_X0]
+	add	sp, sp, #FREGS_SIZE
 	ret	x30
 SYM_CODE_END(ftrace_caller)
 #endif

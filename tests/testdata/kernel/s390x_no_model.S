@@ -1,6 +1,7 @@
 /*
  * trampemu test file that fits no s390x kernel model: ftrace_regs_caller
- * set to ftrace_caller (<= v5.13) with a v6.14+ return_to_handler.
+ * set to ftrace_caller (<= v5.13) without ftrace_graph_caller (v6.13+), a
+ * combination no era's entry has.
  */
 ENTRY(ftrace_caller)
 	.globl	ftrace_regs_caller

@@ -1,12 +1,12 @@
 /*
- * trampemu test file that fits no x86-64 kernel model: the old graph path
- * (ftrace_graph_call, <= v5.15) with a v6.14+ return_to_handler.
+ * trampemu test file that fits no x86-64 kernel model: an ftrace_caller
+ * that passes regs = NULL (<= v5.10) without ftrace_graph_call (v5.16+),
+ * a combination no era's entry has.
  */
 SYM_FUNC_START(ftrace_caller)
+	movq	$0, %rcx
 SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
 	call	ftrace_stub
-SYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)
-	jmp	ftrace_stub
 	RET
 SYM_FUNC_END(ftrace_caller)
 

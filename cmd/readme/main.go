@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"trampemu/report"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "readme:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string) error {
+	if len(args) >= 2 && args[0] == "--snapshot" {
+		// Render the blocks from the committed snapshot alone (after a
+		// block was added by hand: make readme-blocks).
+		data, err := os.ReadFile(args[1])
+		if err != nil {
+			return fmt.Errorf("%v: make readme writes it", err)
+		}
+		var q report.Quoted
+		if err := json.Unmarshal(data, &q); err != nil {
+			return fmt.Errorf("%s: %v: make readme writes it again", args[1], err)
+		}
+		return rewrite(&q, args[2:])
+	}
+	if len(args) < 3 {
+		return fmt.Errorf("usage: readme REPORT.json SNAPSHOT.json FILE.md... | readme --snapshot SNAPSHOT.json FILE.md... (make readme: out/report.json docs/numbers.json README.md docs/*.md)")
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return fmt.Errorf("%v: run make report first", err)
+	}
+	q, err := report.QuoteReport(data, args[0])
+	if err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(q, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(args[1], append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return rewrite(q, args[2:])
+}
+
+// rewrite renders every block of the files from q, in place.
+func rewrite(q *report.Quoted, files []string) error {
+	for _, f := range files {
+		doc, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		out, err := report.RewriteQuotes(doc, q)
+		if err != nil {
+			return fmt.Errorf("%s: %v", f, err)
+		}
+		if err := os.WriteFile(f, out, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

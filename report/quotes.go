@@ -1,0 +1,256 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"trampemu/check"
+	"trampemu/native"
+	"trampemu/regs"
+)
+
+// Quoted is what the Markdown documents (README.md, docs/*.md) quote from
+// a report: the part of out/report.json that `make readme` copies into
+// docs/numbers.json, with the machine and the date of the run. Every
+// quoted figure sits in a block
+//
+//	<!-- trampemu:NAME -->
+//	...
+//	<!-- /trampemu:NAME -->
+//
+// whose text is Blocks[NAME] rendered from it: `make readme` writes the
+// blocks, TestDocsQuoteTheirReport fails when a block differs from what
+// docs/numbers.json renders (a number edited by hand, or a snapshot from
+// another run).
+type Quoted struct {
+	// Source is the report file, Machine and Date the native run's
+	// (where and when the numbers were measured).
+	Source  string `json:"source"`
+	Machine string `json:"machine"`
+	Date    string `json:"date"`
+	// Headline is the native headline, with the rerun experiment's
+	// spread when the report had it.
+	Headline []native.HeadlineRow `json:"native_headline"`
+	// Exits are the x86-64 exit trampolines' exact costs per traced call.
+	Exits []QuotedCost `json:"x86_64_exits"`
+	// Emulation is each arch's emulator ratio against raw Unicorn.
+	Emulation []QuotedRatio `json:"emulation"`
+	// Stability is the rerun experiment the report read (make
+	// bench-stability), nil without one.
+	Stability *native.Stability `json:"stability,omitempty"`
+}
+
+// QuotedCost is one variant's exact cost.
+type QuotedCost struct {
+	Variant      string  `json:"variant"`
+	Model        string  `json:"model"`
+	Instructions float64 `json:"instructions"`
+	Stores       float64 `json:"stores"`
+	StoreBytes   float64 `json:"store_bytes"`
+}
+
+// QuotedRatio is one arch's emulator overhead over raw Unicorn: the median
+// of the rounds' ratios with their range.
+type QuotedRatio struct {
+	Arch   string       `json:"arch"`
+	Ratio  float64      `json:"ratio"`
+	IQR    [2]float64   `json:"iqr"`
+	Spread check.Spread `json:"spread"`
+}
+
+// QuoteReport reads out/report.json (the JSON of `trampemu report`) into
+// what the documents quote; source names it.
+func QuoteReport(data []byte, source string) (*Quoted, error) {
+	var rep struct {
+		Variants  []check.Summary            `json:"variants"`
+		Headline  []native.HeadlineRow       `json:"native_headline"`
+		NativeRun *native.RunInfo            `json:"native_run"`
+		Emulation map[string]check.Emulation `json:"emulation"`
+		Stability *native.Stability          `json:"native_stability"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: not the JSON of trampemu report (%v): run make report again", source, err)
+	}
+	if rep.NativeRun == nil || len(rep.Headline) == 0 {
+		return nil, fmt.Errorf("%s has no native run: make report on an x86-64 host (the README quotes its headline)", source)
+	}
+	q := &Quoted{Source: source, Machine: rep.NativeRun.Machine, Date: rep.NativeRun.Date, Headline: rep.Headline}
+	native.AttachReruns(q.Headline, rep.Stability) // the rerun experiment the report read, as the headline quotes it
+	q.Stability = rep.Stability
+	for _, s := range rep.Variants {
+		if s.Arch == native.Arch.Name && s.Role == "exit" {
+			q.Exits = append(q.Exits, QuotedCost{Variant: s.Variant, Model: s.Model, Instructions: s.Metrics.Instructions, Stores: s.Metrics.Stores, StoreBytes: s.Metrics.StoreBytes})
+		}
+	}
+	for _, a := range regsOrder(rep.Emulation) {
+		e := rep.Emulation[a]
+		q.Emulation = append(q.Emulation, QuotedRatio{Arch: e.Arch, Ratio: e.RawUnicornRatio, IQR: e.RatioIQR, Spread: e.RatioSpread})
+	}
+	return q, nil
+}
+
+// regsOrder lists m's arches in regs.Arches order.
+func regsOrder(m map[string]check.Emulation) []string {
+	var out []string
+	for _, a := range regs.Arches {
+		if _, ok := m[a.Name]; ok {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Blocks renders each quotable block from q.
+var Blocks = map[string]func(q *Quoted) string{
+	"native-headline": func(q *Quoted) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make report` (%s) on %s, %s.\n\n", q.Source, q.Machine, q.Date)
+		b.WriteString("| B minus A (graph user, per traced return) | median [95% interval] | layout shifts | between reruns | exact difference |\n|---|--:|--:|--:|---|\n")
+		for _, h := range q.Headline {
+			reruns := "not measured"
+			if r := h.Reruns; r != nil {
+				reruns = fmt.Sprintf("%+.2f to %+.2f, SD %.2f; significant in %d of %d runs (%s)", r.Min, r.Max, r.SD, r.Significant, r.Runs, r.Date)
+			}
+			exact := ""
+			if h.Instructions != nil {
+				exact = fmt.Sprintf("%+g instructions, %+g stores, %+g bytes stored", *h.Instructions, *h.Stores, *h.StoreBytes)
+			}
+			fmt.Fprintf(&b, "| %s: %s minus %s | **%+.2f ns [%+.2f, %+.2f]** (%s) | %+.2f to %+.2f | %s | %s |\n", h.Label, h.B, h.A, h.DiffNs, h.CI95[0], h.CI95[1],
+				native.Verdict(h.Significant, h.Negligible), h.ShiftRange[0], h.ShiftRange[1], reruns, exact)
+		}
+		return b.String()
+	},
+	"x86_64-exits": func(q *Quoted) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make report` (%s), %s.\n\n", q.Source, q.Date)
+		b.WriteString("| x86-64 `return_to_handler` | models | insns | stores | bytes stored |\n|---|---|--:|--:|--:|\n")
+		for _, c := range q.Exits {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Variant, c.Model, num(c.Instructions), num(c.Stores), num(c.StoreBytes))
+		}
+		return b.String()
+	},
+	"stability": func(q *Quoted) string {
+		s := q.Stability
+		if s == nil {
+			return "No rerun experiment in the report (make bench-stability, then make report).\n"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make bench-stability` (%d reruns of %.0f s) on %s, %s, as %s quotes it. A/A control passed in %d of %d.\n\n", s.Runs, s.BudgetS, s.Machine, s.Date, q.Source, s.AAPasses, s.Runs)
+		b.WriteString("| B minus A (graph user) | median of runs | between-run SD | range | median half-width | covers the others' median | significant |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		covered, total := 0, 0
+		for _, r := range s.Compare {
+			if r.Mode != native.Graph {
+				continue
+			}
+			if r.A != r.B {
+				covered, total = covered+r.Covered, total+len(r.DiffNs)
+			}
+			fmt.Fprintf(&b, "| %s minus %s | %+.3f | %.3f | %+.3f to %+.3f | %.3f | %d of %d | %d of %d |\n", r.B, r.A, r.Median, r.SD, r.Min, r.Max, r.MedianHalfWidth, r.Covered, len(r.DiffNs), r.Significant, len(r.DiffNs))
+		}
+		if total > 0 {
+			fmt.Fprintf(&b, "\nThe intervals of the comparisons covered the other runs' median in %d of %d (%.1f%%; nominal %.1f%%).\n", covered, total, 100*float64(covered)/float64(total), 100*s.Compare[0].Nominal)
+		}
+		return b.String()
+	},
+	"emulation": func(q *Quoted) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make report` (%s), %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", q.Source, q.Date)
+		for _, e := range q.Emulation {
+			fmt.Fprintf(&b, " %s %.2fx [%.2f-%.2f];", e.Arch, e.Ratio, e.IQR[0], e.IQR[1])
+		}
+		return strings.TrimSuffix(b.String(), ";") + ".\n"
+	},
+}
+
+// BlockNames lists Blocks' names, sorted.
+func BlockNames() []string {
+	var out []string
+	for n := range Blocks {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const (
+	blockOpen  = "<!-- trampemu:"
+	blockClose = "<!-- /trampemu:"
+	blockEnd   = " -->"
+)
+
+// block is one quoted block of a document: its name and the text between
+// its markers, at [start, end) of the document.
+type block struct {
+	name       string
+	start, end int
+}
+
+// findBlocks lists doc's blocks; a block without its end marker, or of a
+// name Blocks does not know, is an error.
+func findBlocks(doc []byte) ([]block, error) {
+	var out []block
+	for off := 0; ; {
+		i := bytes.Index(doc[off:], []byte(blockOpen))
+		if i < 0 {
+			return out, nil
+		}
+		i += off
+		j := bytes.Index(doc[i:], []byte(blockEnd))
+		if j < 0 {
+			return nil, fmt.Errorf("an unterminated %q marker", blockOpen)
+		}
+		name := string(doc[i+len(blockOpen) : i+j])
+		if _, ok := Blocks[name]; !ok {
+			return nil, fmt.Errorf("block %q: valid are %s", name, strings.Join(BlockNames(), ", "))
+		}
+		start := i + j + len(blockEnd)
+		if start < len(doc) && doc[start] == '\n' {
+			start++
+		}
+		closing := blockClose + name + blockEnd
+		k := bytes.Index(doc[start:], []byte(closing))
+		if k < 0 {
+			return nil, fmt.Errorf("block %q has no %q", name, closing)
+		}
+		out = append(out, block{name: name, start: start, end: start + k})
+		off = start + k + len(closing)
+	}
+}
+
+// RewriteQuotes renders every block of doc from q.
+func RewriteQuotes(doc []byte, q *Quoted) ([]byte, error) {
+	bs, err := findBlocks(doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	last := 0
+	for _, b := range bs {
+		out = append(out, doc[last:b.start]...)
+		out = append(out, Blocks[b.name](q)...)
+		last = b.end
+	}
+	return append(out, doc[last:]...), nil
+}
+
+// CheckQuotes reports every block of doc whose text is not what q
+// renders; the number of blocks checked.
+func CheckQuotes(doc []byte, q *Quoted) (int, error) {
+	bs, err := findBlocks(doc)
+	if err != nil {
+		return 0, err
+	}
+	var bad []string
+	for _, b := range bs {
+		if want := Blocks[b.name](q); string(doc[b.start:b.end]) != want {
+			bad = append(bad, fmt.Sprintf("block %s differs from %s (%s): has\n%s\nwants\n%s", b.name, q.Source, q.Date, doc[b.start:b.end], want))
+		}
+	}
+	if len(bad) > 0 {
+		return len(bs), fmt.Errorf("%s\n(make readme rewrites the blocks from out/report.json)", strings.Join(bad, "\n"))
+	}
+	return len(bs), nil
+}

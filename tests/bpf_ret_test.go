@@ -1,0 +1,116 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+)
+
+// TestBPFRetStackWalk: a kretprobe_multi-style BPF program at every
+// traced return (scenario bpf-ret) walks the stack with x86-64's ORC
+// unwinder from ftrace_partial_regs of return_to_handler's ftrace_regs.
+// The v6.14-v6.18 form (UNWIND_HINT_UNDEFINED throughout, no RSP store)
+// cuts the chain at return_to_handler; v6.19's 20a0bc10272f (the FUNC
+// hint, RSP = the frame base) walks through it but reports the caller
+// twice (first_frame too low); with 8bc11700e0d2 (RSP = the caller's sp)
+// the chain is the true one. Workloads add (called from the driver) and
+// chain (deep nesting, hooked returns translated through the shadow
+// stack); the walks must have run.
+func TestBPFRetStackWalk(t *testing.T) {
+	a := regs.X86_64
+	sc, err := harness.FindUserSet("bpf-ret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		variant string
+		want    string // "" = no unwind finding; else a part of its message
+	}{
+		{"rth-merged", "the unwinder: unreliable stack: no ORC data (undefined)"},
+		{"rth-v6.19", "got [trampemu_return trampemu_return], want [trampemu_return]"},
+		{"rth-fixed", ""},
+	} {
+		t.Run(c.variant, func(t *testing.T) {
+			t.Parallel()
+			walks := 0
+			rs := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, c.variant), Workloads: []string{"add", "chain"}, Scenario: sc, Calls: 2, NoInterrupts: true,
+				Observe: func(call *harness.Call) {
+					for _, inv := range call.Invocations {
+						walks += len(inv.StackWalks)
+					}
+				}})
+			if walks == 0 {
+				t.Fatal("the return probe walked no stack")
+			}
+			for _, r := range rs {
+				var got []string
+				for _, f := range r.Findings {
+					if f.Kind == check.Unwind {
+						got = append(got, f.Message)
+					}
+				}
+				if c.want == "" {
+					if len(got) != 0 {
+						t.Errorf("%s: %v", r.Workload, got)
+					}
+					continue
+				}
+				if len(got) == 0 {
+					t.Errorf("%s: no unwind finding%s", r.Workload, findings(r))
+				} else if r.Workload == "add" && !strings.Contains(got[0], c.want) {
+					t.Errorf("%s: %s, want %q", r.Workload, got[0], c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestBPFRetEveryArch: the return-probe walk runs on every arch with
+// the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records);
+// through the current exit variant it gives the true chain, and the walks
+// ran. (s390x's rth-merged never stores psw.mask, which user_mode reads:
+// a stale read, as the entry-side bpf user set finds too; not an unwind
+// finding.) The rejected s390x v14 draft, which never stores gprs[15],
+// gives the unwind error on the chain workload.
+func TestBPFRetEveryArch(t *testing.T) {
+	sc, err := harness.FindUserSet("bpf-ret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unwindFindings := func(r check.Result) (n int) {
+		for _, f := range r.Findings {
+			if f.Kind == check.Unwind {
+				n++
+			}
+		}
+		return n
+	}
+	for _, a := range regs.Arches {
+		exit, err := harness.Current(a, "exit")
+		if err != nil {
+			t.Fatal(err)
+		}
+		walks := 0
+		rs := runCheck(t, check.Config{Arch: a, Tramp: exit, Workloads: []string{"add", "chain"}, Scenario: sc, Calls: 2, NoInterrupts: true,
+			Observe: func(call *harness.Call) {
+				for _, inv := range call.Invocations {
+					walks += len(inv.StackWalks)
+				}
+			}})
+		if walks == 0 {
+			t.Errorf("%s: no walk ran", a.Name)
+		}
+		for _, r := range rs {
+			if unwindFindings(r) > 0 {
+				t.Errorf("%s %s: %s", a.Name, r.Workload, findings(r))
+			}
+		}
+	}
+	rs := runCheck(t, check.Config{Arch: regs.S390X, Tramp: variant(t, regs.S390X, "rth-v14-draft"), Workloads: []string{"chain"}, Scenario: sc, Calls: 2, NoInterrupts: true})
+	if unwindFindings(rs[0]) == 0 {
+		t.Errorf("s390x rth-v14-draft: no unwind finding%s", findings(rs[0]))
+	}
+}

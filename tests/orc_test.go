@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/regs"
+)
+
+// TestORCLostEntries: every x86-64 entry variant of an ORC kernel (no
+// CONFIG_FRAME_POINTER) lets the kernel's ORC unwinder, over the table
+// objtool generated, reach the traced function's caller and the driver's
+// end of stack from an interrupt at every boundary; the frame-pointer
+// builds have no ORC walk at all.
+func TestORCLostEntries(t *testing.T) {
+	a := regs.X86_64
+	for _, name := range []string{"ftrace_caller", "ftrace_regs_caller", "ftrace_caller-v5.10", "ftrace_caller-fp"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, name), Workloads: []string{"add"}, Calls: 2})[0].Metrics
+			if m.Boundaries == 0 {
+				t.Fatal("the interrupt model visited no boundary")
+			}
+			if strings.HasSuffix(name, "-fp") {
+				if m.HasORC {
+					t.Errorf("a frame-pointer build walked ORC")
+				}
+				return
+			}
+			if !m.HasORC || m.ORCUnrecoverableInsns != 0 {
+				t.Errorf("ORC walks %v, lost %d/%d at %v", m.HasORC, m.ORCUnrecoverableInsns, m.Boundaries, m.ORCUnrecoverable)
+			}
+		})
+	}
+}
+
+// TestORCReturnToHandler: the v6.14-v6.18 return_to_handler
+// (UNWIND_HINT_UNDEFINED throughout) loses the caller at every boundary
+// under ORC, which the old rule did not see; with 20a0bc10272f's
+// UNWIND_HINT_FUNC after subq $8 (v6.19, and after the RSP fix) ORC loses
+// exactly the boundaries the rule does (before the hint and after the
+// frame is popped); dropping that hint of our own brings every boundary
+// back.
+func TestORCReturnToHandler(t *testing.T) {
+	a := regs.X86_64
+	const hint = "\tUNWIND_HINT_FUNC"
+	for _, c := range []struct {
+		name    string
+		drop    bool
+		allLost bool
+	}{
+		{"rth-merged", false, true},
+		{"rth-v6.19", false, false},
+		{"rth-fixed", false, false},
+		{"rth-fixed", true, true},
+	} {
+		t.Run(c.name+map[bool]string{true: "-no-func-hint"}[c.drop], func(t *testing.T) {
+			t.Parallel()
+			tr := variant(t, a, c.name)
+			if c.drop {
+				text := string(tr.Source.Text)
+				if !strings.Contains(text, hint) {
+					t.Fatal("no UNWIND_HINT_FUNC to drop")
+				}
+				tr.Name += "-no-func-hint"
+				tr.Source.Text = []byte(strings.Replace(text, hint, "\t/* dropped */", 1))
+			}
+			m := runCheck(t, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: 2})[0].Metrics
+			if !m.HasORC || m.Boundaries == 0 {
+				t.Fatalf("no ORC walks (%d boundaries)", m.Boundaries)
+			}
+			if c.allLost {
+				if m.ORCUnrecoverableInsns != m.Boundaries || m.UnrecoverableInsns >= m.Boundaries {
+					t.Errorf("ORC lost %d, rule lost %d of %d: want ORC all, the rule fewer", m.ORCUnrecoverableInsns, m.UnrecoverableInsns, m.Boundaries)
+				}
+				return
+			}
+			if m.ORCUnrecoverableInsns != m.UnrecoverableInsns || strings.Join(m.ORCUnrecoverable, " ") != strings.Join(m.Unrecoverable, " ") {
+				t.Errorf("ORC lost %v, the rule %v", m.ORCUnrecoverable, m.Unrecoverable)
+			}
+			if m.ORCUnrecoverableInsns >= m.Boundaries {
+				t.Errorf("ORC lost every boundary")
+			}
+		})
+	}
+}
