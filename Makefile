@@ -56,12 +56,13 @@ test: deps fmt-check vet
 fuzz: deps
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
-# Benchmarks, BENCHCOUNT runs each (benchstat wants >= 6 for an interval), into out/bench.txt (benchstat reads it:
+# Benchmarks, BENCHCOUNT runs each (benchstat wants >= 6 for an interval), into out/bench.txt, with the report's
+# emulation table (report BenchmarkEmulation) after each round of it (benchstat reads the file:
 # `benchstat out/bench.txt`, or two such files from before and after a change).
 BENCHCOUNT ?= 6
 bench: deps
 	@mkdir -p out
-	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native > out/bench.txt; \
+	@$(GO) test -run XXX -bench . -benchtime 1s -count $(BENCHCOUNT) ./emu ./check ./tests ./ftrace ./scenarios ./native ./report > out/bench.txt; \
 	status=$$?; cat out/bench.txt; exit $$status
 
 # The rerun experiment of the native numbers (docs/stability.md): the report's native run made

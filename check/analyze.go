@@ -27,6 +27,9 @@ type Subject struct {
 	Describe func(addr uint64) string
 	// Insn disassembles the instruction at pc; nil: "?".
 	Insn func(pc uint64) string
+	// CallLimit says how the runs' per-call instruction limit was chosen
+	// ("" when there was none), for the finding of a call that reached it.
+	CallLimit string
 	// Objtool are the kernel objtool's warnings about the trampoline's
 	// own source (x86-64; asm.Image.ObjtoolWarnings of its unit).
 	Objtool []asm.ObjtoolWarning
@@ -259,6 +262,10 @@ func (z *analyzer) runStop(e *harness.Stop) {
 		z.col.add(Fault, "", "", "the run failed", e.Err.Error())
 		return
 	}
+	if e.Transfer != nil {
+		z.wrongTransfer(e)
+		return
+	}
 	kind := Fault
 	switch {
 	case e.Runaway:
@@ -280,12 +287,49 @@ func (z *analyzer) runStop(e *harness.Stop) {
 	if e.HostErr != nil {
 		detail = e.HostErr.Error()
 	}
+	if e.Runaway && z.s.CallLimit != "" && strings.Contains(e.Detail, "per call") {
+		detail += " (" + z.s.CallLimit + ")"
+	}
 	if kind == Fault || e.Runaway {
 		// Everything needed to debug it on one line: arch, pc, registers
 		// (a fault, or a runaway loop where the limit stopped it).
-		detail += fmt.Sprintf("; %s pc %#x; registers: %s", e.Arch, e.PC, oneLineRegs(e))
+		detail += machineState(e)
 	}
 	z.col.add(kind, "", "", summary, detail)
+}
+
+// machineState is a stop's machine on one line: arch, pc, its
+// disassembly, the registers.
+func machineState(e *harness.Stop) string {
+	return fmt.Sprintf("; %s pc %#x: %s; registers: %s", e.Arch, e.PC, e.Insn, oneLineRegs(e))
+}
+
+// wrongTransfer is the control finding of a run stopped at a control
+// transfer known to be wrong (fail fast): where control went, where it
+// had to, the machine at that moment, and whether the kernel would loop.
+func (z *analyzer) wrongTransfer(e *harness.Stop) {
+	t := e.Transfer
+	who := "the entry trampoline"
+	if t.Role == trampolines.Exit {
+		who = "return_to_handler"
+	}
+	var summary, detail string
+	switch {
+	case t.Reentry:
+		summary = "the entry trampoline was entered again from the same call site with no return in between"
+		detail = fmt.Sprintf("%s called it straight again", z.where(t.From))
+	case t.PastDriver:
+		summary = fmt.Sprintf("%s returned past the driver's frame", who)
+		detail = fmt.Sprintf("to %s with sp %#x, above the driver's sp %#x", z.where(t.From), t.SP, t.DriverSP)
+	default:
+		summary = fmt.Sprintf("%s did not return where it should", who)
+		detail = fmt.Sprintf("went to %s, want %s", z.where(t.From), z.where(t.Want))
+	}
+	detail += "; the call stopped there" + machineState(e)
+	if t.Loops {
+		detail += fmt.Sprintf("; the kernel would loop here forever (%s calls the entry trampoline again from the same call site)", z.where(t.From))
+	}
+	z.col.add(Control, "", "", summary, detail)
 }
 
 // oneLineRegs is the fault's register file on one line.
@@ -384,6 +428,9 @@ func (z *analyzer) calledGraphEntry(inv *harness.Invocation) {
 }
 
 func (z *analyzer) control(inv *harness.Invocation) {
+	if inv.WrongTransfer {
+		return // the run stopped here: runStop reports it with the machine state
+	}
 	if inv.WantPC != 0 && inv.LeavePC != inv.WantPC {
 		z.col.add(Control, "", "", fmt.Sprintf("%s did not return where it should", z.roleName()),
 			fmt.Sprintf("went to %s, want %s", z.where(inv.LeavePC), z.where(inv.WantPC)))

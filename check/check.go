@@ -121,14 +121,20 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 	if !cfg.NoInterrupts {
 		irq = slotRole(cfg.Tramp.Role)
 	}
-	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit, Interrupts: irq}, cfg.Scenario)
+	cl, err := limitFor(a, cfg.Scenario, workload)
+	if err != nil {
+		return res, err
+	}
+	h, err := harness.Start(setup, harness.Options{Checks: true, NoClobber: cfg.NoClobber, Timeout: 60 * time.Second, Limit: cfg.Limit,
+		Interrupts: irq, CallLimit: cl.n}, cfg.Scenario)
 	if err != nil {
 		return res, err
 	}
 	defer h.Close()
 	unit := h.MeasureUnit(cfg.Tramp)
 	z, err := newAnalyzer(Subject{Arch: a, Tramp: cfg.Tramp, Setup: setup, Unit: unit, Describe: h.Describe,
-		Insn: func(pc uint64) string { return insnText(h.Image, pc) }, Objtool: ObjtoolWarningsOf(h.Image, cfg.Tramp.Role)})
+		Insn: func(pc uint64) string { return insnText(h.Image, pc) }, Objtool: ObjtoolWarningsOf(h.Image, cfg.Tramp.Role),
+		CallLimit: cl.why})
 	if err != nil {
 		return res, err
 	}

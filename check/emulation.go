@@ -2,8 +2,11 @@ package check
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"trampemu/emu"
 	"trampemu/harness"
@@ -57,7 +60,8 @@ type Emulation struct {
 	StreamCalls int         `json:"stream_calls"`
 	PCTrace     emu.PCTrace `json:"pc_trace_per_call"`
 	// The timings behind them: ns per call, median and range over the
-	// repeats, each repeat Calls calls in one emulator run.
+	// repeats, each repeat Calls calls in one emulator run, in CPU time of
+	// the emulating thread (other load on the machine does not count).
 	GraphNs    Spread `json:"graph_ns"`
 	FunctionNs Spread `json:"function_ns"`
 	RawNs      Spread `json:"raw_ns"`
@@ -180,12 +184,24 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	em.InsnsPerCall = float64(hooked.Instructions) / 16
 	em.StreamCalls, em.PCTrace = 16, trace
 	args := []uint64{1, 2, 3, 4, 5, 6}
+	// The emulator runs on the calling thread (the engine and its Go
+	// callbacks): its CPU time is the run's cost whatever else the machine
+	// runs, where wall time on a shared machine swings by 2-10x.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	timeOne := func(h *harness.Harness) (float64, error) {
-		t0 := time.Now()
+		t0, err := threadCPU()
+		if err != nil {
+			return 0, err
+		}
 		if err := h.RunFast("add", args, calls); err != nil {
 			return 0, err
 		}
-		return float64(time.Since(t0).Nanoseconds()) / float64(calls), nil
+		t1, err := threadCPU()
+		if err != nil {
+			return 0, err
+		}
+		return float64(t1-t0) / float64(calls), nil
 	}
 	var gs, fs, rs, bs, ratios []float64
 	// One untimed round warms the translation caches.
@@ -220,6 +236,15 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 	em.RawUnicornRatio = em.RatioSpread.Median
 	em.RatioIQR = [2]float64{quantile(ratios, 0.25), quantile(ratios, 0.75)}
 	return em, nil
+}
+
+// threadCPU is the calling thread's CPU time in ns.
+func threadCPU() (int64, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("the thread's CPU clock: %w", err)
+	}
+	return ts.Nano(), nil
 }
 
 // sameStream checks that n fast-driver calls of add execute the same

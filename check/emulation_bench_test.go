@@ -21,23 +21,7 @@ func BenchmarkRawUnicorn(b *testing.B) {
 				name = a.Name + "/raw"
 			}
 			b.Run(name, func(b *testing.B) {
-				entry, err := harness.Current(a, trampolines.Entry)
-				if err != nil {
-					b.Fatal(err)
-				}
-				exit, err := harness.Current(a, trampolines.Exit)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := harness.FindUserSet("function")
-				if err != nil {
-					b.Fatal(err)
-				}
-				h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, harness.Options{}, sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
+				h := currentHarness(b, a, "function", harness.Options{})
 				if raw {
 					if err := h.M.GoRaw(); err != nil {
 						b.Fatal(err)
@@ -58,4 +42,88 @@ func BenchmarkRawUnicorn(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTracedCallProfile/<arch>/<part> splits the cost of a traced call
+// through the arch's current pairing (checks off, the fast driver, add) the
+// way a profile would, one configuration per step, each adding one part of
+// trampemu's work to the raw instruction stream:
+//
+//   - raw: raw Unicorn, every trampemu hook removed (emu.Machine.GoRaw);
+//   - blocks: plus the C block hook (counter, instruction limit), host
+//     stubs plain returns;
+//   - c-dispatch: plus the host call of ftrace_ops_list_func done in C (a
+//     plain function tracer's bookkeeping, harness armFast): reading its
+//     arguments, the volatile-register clobber as one batch;
+//   - go-dispatch: the same host call through Go (harness.Options.NoFast):
+//     the cgo crossing, the ftrace model, the function tracer;
+//   - graph: a function tracer and a graph user (entry and exit trampoline
+//     every call, both host calls in Go).
+//
+// benchstat over the parts gives each part's ns; -benchmem shows that a
+// host call allocates nothing.
+func BenchmarkTracedCallProfile(b *testing.B) {
+	parts := []struct {
+		name, scenario string
+		opts           harness.Options
+		prep           func(h *harness.Harness) error
+	}{
+		{"raw", "function", harness.Options{}, func(h *harness.Harness) error { return h.M.GoRaw() }},
+		{"blocks", "function", harness.Options{}, func(h *harness.Harness) error { return h.M.DropHostFunctions() }},
+		{"c-dispatch", "function", harness.Options{}, nil},
+		{"go-dispatch", "function", harness.Options{NoFast: true}, nil},
+		{"graph", "function-graph", harness.Options{}, nil},
+	}
+	for _, a := range regs.Arches {
+		for _, p := range parts {
+			b.Run(a.Name+"/"+p.name, func(b *testing.B) {
+				h := currentHarness(b, a, p.scenario, p.opts)
+				if p.prep != nil {
+					if err := p.prep(h); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Warm the translations outside the timing.
+				if err := h.RunFast("add", []uint64{1, 2}, 64); err != nil {
+					b.Fatal(err)
+				}
+				hits := h.FunctionHits
+				b.ReportAllocs()
+				b.ResetTimer()
+				if err := h.RunFast("add", []uint64{1, 2}, uint64(b.N)); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				traced := p.prep == nil
+				if got := h.FunctionHits - hits; traced && got != uint64(b.N) {
+					b.Fatalf("%d function-tracer hits for %d calls", got, b.N)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/tracedcall")
+			})
+		}
+	}
+}
+
+// currentHarness starts the arch's current pairing with the scenario's
+// users, closed when the test or benchmark ends.
+func currentHarness(tb testing.TB, a *regs.Arch, scenario string, o harness.Options) *harness.Harness {
+	tb.Helper()
+	entry, err := harness.Current(a, trampolines.Entry)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	exit, err := harness.Current(a, trampolines.Exit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := harness.FindUserSet(scenario)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, o, sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.Close)
+	return h
 }

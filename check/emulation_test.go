@@ -6,7 +6,6 @@ import (
 
 	"trampemu/harness"
 	"trampemu/regs"
-	"trampemu/trampolines"
 )
 
 func TestEmulationAgainstRawUnicorn(t *testing.T) {
@@ -62,23 +61,7 @@ func TestSameStreamCatchesADifferentStream(t *testing.T) {
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			start := func(scenario string, raw bool) *harness.Harness {
-				entry, err := harness.Current(a, trampolines.Entry)
-				if err != nil {
-					t.Fatal(err)
-				}
-				exit, err := harness.Current(a, trampolines.Exit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sc, err := harness.FindUserSet(scenario)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h, err := harness.Start(harness.Setup{Arch: a, Entry: entry, Exit: exit}, harness.Options{}, sc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(h.Close)
+				h := currentHarness(t, a, scenario, harness.Options{})
 				if raw {
 					if err := h.M.GoRaw(); err != nil {
 						t.Fatal(err)

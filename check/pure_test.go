@@ -14,7 +14,7 @@ import (
 // observations and the counters the analysis takes. Every other file of
 // the package, the per-arch conventions included, is analysis.
 var runnerFiles = map[string]bool{
-	"check.go": true, "all.go": true, "cost.go": true, "exact.go": true, "emulation.go": true, "speed.go": true,
+	"check.go": true, "all.go": true, "cost.go": true, "exact.go": true, "emulation.go": true, "speed.go": true, "limit.go": true,
 }
 
 // harnessTypes are the type names package harness declares: an analysis

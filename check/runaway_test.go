@@ -9,6 +9,7 @@ import (
 
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // TestRunawayFindingHasMachineState: a run the instruction limit (or the
@@ -55,5 +56,57 @@ func TestRunawayFindingHasMachineState(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWrongTransferIsOneControlFinding: a run the guard stopped at a wrong
+// control transfer (fail fast) is one control error, the invocation's own
+// wrong-return check folded into it, with the machine state and, where
+// control went straight back into the call site, "the kernel would loop
+// here forever"; every arch, each kind of wrong transfer.
+func TestWrongTransferIsOneControlFinding(t *testing.T) {
+	for _, a := range regs.Arches {
+		for _, c := range []struct {
+			name string
+			tr   harness.Transfer
+			want []string
+		}{
+			{"wrong return that loops", harness.Transfer{WrongReturn: true, Loops: true}, []string{"did not return where it should", "the call stopped there", "the kernel would loop here forever"}},
+			{"wrong return", harness.Transfer{WrongReturn: true}, []string{"did not return where it should", "the call stopped there"}},
+			{"re-entry", harness.Transfer{Reentry: true, Loops: true}, []string{"entered again from the same call site with no return in between", "the kernel would loop here forever"}},
+			{"past the driver", harness.Transfer{PastDriver: true}, []string{"returned past the driver's frame", "above the driver's sp"}},
+		} {
+			t.Run(a.Name+"/"+c.name, func(t *testing.T) {
+				inv := handInvocation(t, a)
+				site := inv.EntryRet - uint64(a.McountInsnSize)
+				inv.LeavePC, inv.After[a.PC] = site, site // back to the call site
+				inv.WrongTransfer = true
+				b := handBatch(inv)
+				b.Calls[0].Done, b.Calls[0].Results = false, nil
+				tr := c.tr
+				tr.From, tr.Want, tr.Role = site, inv.EntryRet, trampolines.Entry
+				tr.SP, tr.DriverSP = inv.DriverSP+16, inv.DriverSP
+				st := &harness.Stop{Err: errors.New("wrong"), Emulated: true, Kind: "wrong control transfer", Arch: a.Name,
+					PC: site, Where: "add+0x4", Insn: "call insn", Regs: inv.After, Transfer: &tr}
+				b.Stop = st
+				r, err := Analyze(handSubject(a), []*harness.Batch{b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.OK || r.Errors() != 1 || r.Findings[0].Kind != Control || r.Findings[0].Count != 1 {
+					t.Fatalf("want one control error, got %v", r.Findings)
+				}
+				msg := r.Findings[0].Message
+				want := append(c.want, fmt.Sprintf("%s pc %#x: call insn", a.Name, site), fmt.Sprintf("%s 0x%016x", a.RegNames()[a.SP], inv.After[a.SP]))
+				for _, w := range want {
+					if !strings.Contains(msg, w) {
+						t.Errorf("%q lacks %q", msg, w)
+					}
+				}
+				if !tr.Loops && strings.Contains(msg, "forever") {
+					t.Errorf("%q claims a loop nobody saw", msg)
+				}
+			})
+		}
 	}
 }

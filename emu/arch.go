@@ -23,9 +23,10 @@ type machineArch struct {
 	// e.Detail and the fault address; false when the interrupt is none of
 	// the arch's faults (then it is a trap instruction).
 	decodeInterrupt func(m *Machine, e *Error, intno int, pc uint64) bool
-	// clobberFlags is what a clobbering host function leaves in the flags
-	// register that held v.
-	clobberFlags func(v uint64) uint64
+	// flagsXor and flagsOr are what a clobbering host function does to
+	// the flags register that held v: (v ^ flagsXor) | flagsOr
+	// (clobberFlags), in Go and in C (tm_set_clobber).
+	flagsXor, flagsOr uint64
 	// flagsWriteHasEffects: writing the flags register changes more than
 	// its value (s390x: writing the PSW mask also sets the condition code),
 	// so SetRegs writes it only when it differs.
@@ -35,7 +36,17 @@ type machineArch struct {
 	// arm64 syncs the pc only at block boundaries); Run then finds the
 	// instruction (faultingInsn).
 	faultAtBlockStart bool
+	// clobberCode is guest code that loads vals[k] into register regs[k]
+	// (indices of regs.Arch.Regs) and returns as the host stub would (the
+	// clobber routine, clobber.go); jump is an unconditional branch from
+	// one address to another. nil: C writes every clobbered register.
+	clobberCode func(regs []int, vals []uint64) []byte
+	jump        func(from, to uint64) []byte
 }
+
+// clobberFlags is what a clobbering host function leaves in the flags
+// register that held v.
+func (h *machineArch) clobberFlags(v uint64) uint64 { return (v ^ h.flagsXor) | h.flagsOr }
 
 // machineArches lists the hooks of every supported architecture.
 var machineArches = []*machineArch{x86Machine, s390Machine, arm64Machine}

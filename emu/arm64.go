@@ -23,11 +23,10 @@ var arm64Machine = &machineArch{
 	},
 	setup:           func(*Machine) error { return nil },
 	decodeInterrupt: arm64DecodeInterrupt,
-	clobberFlags: func(v uint64) uint64 {
-		// NZCV: flip N, Z, C and V (bits 31..28), the only bits the
-		// register holds.
-		return v ^ 0xf0000000
-	},
+	// NZCV: flip N, Z, C and V (bits 31..28), the only bits the
+	// register holds.
+	flagsXor:    0xf0000000,
+	clobberCode: arm64ClobberCode, jump: arm64Jump,
 	faultAtBlockStart: true,
 }
 

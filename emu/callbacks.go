@@ -13,7 +13,7 @@ import (
 // The functions below are called from the C hooks in tm.c.
 
 //export goHostCall
-func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
+func goHostCall(h C.uintptr_t, addr C.uint64_t) (ret C.int) {
 	m := machineByID(uintptr(h))
 	hf := m.hosts[uint64(addr)]
 	m.inCallback = true
@@ -23,13 +23,13 @@ func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
 		if r := recover(); r != nil {
 			m.cbErr = fmt.Errorf("host function %s panicked: %v\n%s", nameOf(hf), r, debug.Stack())
 			m.cbPC = uint64(addr)
-			stop = 1
+			ret = hostStop
 		}
 	}()
 	if hf == nil {
 		m.cbErr = fmt.Errorf("call to host stub %#x with no Go function bound", uint64(addr))
 		m.cbPC = uint64(addr)
-		return 1
+		return hostStop
 	}
 	hf.calls++
 	if m.tracer != nil {
@@ -42,16 +42,33 @@ func goHostCall(h C.uintptr_t, addr C.uint64_t) (stop C.int) {
 	if err != nil {
 		m.cbErr = fmt.Errorf("host function %s: %w", hf.name, err)
 		m.cbPC = uint64(addr)
-		return 1
-	}
-	if hf.clobber {
-		m.clobber()
+		return hostStop
 	}
 	if m.tracer != nil {
+		// The tracer sees the registers as the guest will: clobbered here.
+		if hf.clobber {
+			m.clobber()
+		}
 		m.tracer.Host(m, hf.name, uint64(addr), true)
+		return 0
+	}
+	if hf.clobber {
+		if d := uint64(m.c.dirty) & m.routineMask; d != 0 {
+			// The stub's clobber routine would overwrite it.
+			m.cbErr = fmt.Errorf("host function %s set a volatile register other than a return register (mask %#x): a clobbering function may set only those", hf.name, d)
+			m.cbPC = uint64(addr)
+			return hostStop
+		}
+		return hostClobber // in C, with the registers Go set, one batch (tm_finish)
 	}
 	return 0
 }
+
+// goHostCall's answer to tm_host_hook.
+const (
+	hostStop    = 1 // stop the run
+	hostClobber = 2 // clobber the volatile registers Go did not set
+)
 
 func nameOf(h *hostFunc) string {
 	if h == nil {

@@ -25,6 +25,7 @@ const (
 	KindTrap    Kind = "trap"
 	KindHost    Kind = "host function"
 	KindStopped Kind = "stopped"
+	KindControl Kind = "wrong control transfer" // the guard stopped the run (Machine.SetGuard)
 	KindEngine  Kind = "engine error"
 )
 
@@ -45,6 +46,40 @@ type Error struct {
 	Note     string // what else the reader must know ("pc is the start of the translated block ...")
 	Executed uint64 // instructions run before the stop
 	Err      error  // KindHost: the host function's error
+	// Transfer (KindControl) is the wrong transfer the guard stopped the
+	// run at; PC and Regs are the machine at it.
+	Transfer *Transfer
+}
+
+// Why is what made a control transfer wrong (Transfer.Why).
+type Why int
+
+// Reasons of a KindControl stop.
+const (
+	// WrongPC: a watched run left to another pc than ExpectLeave said.
+	WrongPC Why = C.TM_FF_WRONG_PC
+	// Reentry: the guarded range was entered again straight from the
+	// block its run had left to, with nothing run in between.
+	Reentry Why = C.TM_FF_REENTER
+	// SPAbove: a watched run left with the stack pointer above
+	// Guard.SPMax.
+	SPAbove Why = C.TM_FF_SP
+)
+
+// Transfer is a control transfer the guard judged wrong.
+type Transfer struct {
+	Why Why
+	// From is where control went (the first pc outside the watched run
+	// that left; for Reentry the block that called straight back in).
+	From uint64
+	// Want is where it had to go (WrongPC).
+	Want uint64
+	// SP and SPMax are the stack pointer at the leave and its bound
+	// (SPAbove).
+	SP, SPMax uint64
+	// Loops: the next block entered the guarded range again, so the
+	// transfer repeats for ever (each time the same way).
+	Loops bool
 }
 
 func (e *Error) Error() string {

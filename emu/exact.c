@@ -7,6 +7,8 @@
 
 static void tm_exact_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm_exact *e = user;
+	if (addr >= e->skip_lo && addr < e->skip_hi)
+		return;
 	e->cur = -1;
 	e->ni[0] = e->ni[1] = 0;
 	// FNV-1a over the address's 8 bytes, low byte first.
@@ -80,6 +82,8 @@ tm_exact *tm_exact_new(tm *m, const uint64_t *lo, const uint64_t *hi, int n, uc_
 	}
 	e->uc = m->uc;
 	e->n = n;
+	e->skip_lo = m->host_hi;
+	e->skip_hi = m->stub_hi;
 	e->cur = -1;
 	tm_exact_reset_trace(e);
 	for (int i = 0; i < n; i++) {

@@ -51,7 +51,11 @@ func (m *Machine) CountExact(ranges ...Range) (*ExactCounter, error) {
 		return nil, fmt.Errorf("emu: CountExact takes 1 to %d ranges, got %d", C.TM_EXACT_RANGES, len(ranges))
 	}
 	var lo, hi [C.TM_EXACT_RANGES]C.uint64_t
+	ra, stubEnd := m.routineAddr(), m.Arch.Memory.Stubs.End()
 	for i, r := range ranges {
+		if r.Lo < ra && r.Hi > ra && r.Hi <= stubEnd {
+			r.Hi = ra // the clobber routine is host work, as the block counters say (clobber.go)
+		}
 		if r.Hi <= r.Lo {
 			return nil, fmt.Errorf("emu: CountExact: empty range %#x-%#x", r.Lo, r.Hi)
 		}
@@ -144,8 +148,8 @@ func (e *ExactCounter) Close() error {
 
 // GoRaw removes the machine's own hooks for good: no block counter (and so
 // no instruction limit: only the run's timeout stops a runaway), no host
-// functions (their stubs are the plain return instructions they are, Go is
-// never called), no watch. What runs after it is raw Unicorn on the same
+// functions (their stubs are the plain return instructions they are, the
+// clobber routine's branch included; Go is never called), no watch. What runs after it is raw Unicorn on the same
 // memory and code: the baseline that shows what trampemu's hooks and its
 // Go kernel cost. It refuses a machine with a tracer or memory probes.
 func (m *Machine) GoRaw() error { return m.goRaw(false) }
@@ -169,6 +173,13 @@ func (m *Machine) goRaw(keepBlocks bool) error {
 	}
 	if err := ucCheck(C.tm_raw_begin(m.c, keep)); err != nil {
 		return fmt.Errorf("emu: removing the hooks: %w", err)
+	}
+	// A clobbering stub branches to the clobber routine, host work
+	// (clobber.go): without the host function it is the plain return again.
+	for addr := range m.hosts {
+		if err := m.WriteMem(addr, m.Arch.ReturnStubCode); err != nil {
+			return err
+		}
 	}
 	return m.flushGuestCode()
 }

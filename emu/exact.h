@@ -17,6 +17,11 @@ typedef struct tm_exact {
 	uint64_t lo[TM_EXACT_RANGES], hi[TM_EXACT_RANGES];
 	int n;
 	int cur;          // range of the instruction executing now, -1: none
+	// [skip_lo, skip_hi): the clobber routine (emu/clobber.go), the host
+	// function's work: its instructions are not counted and its accesses
+	// (x86-64: the ret's pop) belong to the stub's branch, which stands
+	// for the plain return stub
+	uint64_t skip_lo, skip_hi;
 	// the byte intervals this instruction has accessed so far, per kind
 	// (0 load, 1 store): accesses that touch one interval are one access
 	uint64_t ilo[2][TM_EXACT_SPANS], ihi[2][TM_EXACT_SPANS];

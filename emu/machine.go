@@ -86,6 +86,10 @@ type Machine struct {
 	closed     bool
 	pagetables unsafe.Pointer
 	hooks      *machineArch // the arch's hooks (arch.go)
+	watchSplit uint64       // WatchOptions.Split of the watch
+	callLimit  uint64       // SetCallLimit
+	// routineMask: the registers the clobber routine loads (clobber.go).
+	routineMask uint64
 }
 
 // New creates a machine for arch with every region of the arch's memory
@@ -125,11 +129,15 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, err
 	}
 	s := a.Memory.Stubs
-	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()))); err != nil {
+	if err := ucCheck(C.tm_hooks(m.c, C.uint64_t(s.Base), C.uint64_t(s.End()), C.uint64_t(m.routineAddr()))); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
 	m.dis = asm.NewDisassembler(a, nil)
+	if err := m.setClobber(); err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -211,15 +219,30 @@ func (m *Machine) Bind(name string, fn HostFunc, clobber bool) error {
 
 // BindAddr attaches fn to a stub address directly (the stub code must be
 // there: Load writes it for the image's host functions).
+//
+// A clobbering function's stub branches to the clobber routine
+// (clobber.go) instead of returning: the guest itself loads the clobber
+// values, far cheaper than the engine's register writes.
 func (m *Machine) BindAddr(addr uint64, name string, fn HostFunc, clobber bool) {
 	m.hosts[addr] = &hostFunc{name: name, fn: fn, clobber: clobber}
+	code := m.Arch.ReturnStubCode
+	if clobber && m.hooks.clobberCode != nil {
+		code = m.hooks.jump(addr, m.routineAddr())
+	}
+	if err := m.PatchCode(addr, code); err != nil || addr >= m.routineAddr() {
+		panic(fmt.Sprintf("emu: host stub %s at %#x outside the stubs below the clobber routine (%#x): %v", name, addr, m.routineAddr(), err))
+	}
 }
 
 // HostCalls returns how often the named host function ran.
 func (m *Machine) HostCalls(name string) uint64 {
-	for _, h := range m.hosts {
+	for addr, h := range m.hosts {
 		if h.name == name {
-			return h.calls
+			n := h.calls
+			if f := C.tm_fast_of(m.c, C.uint64_t(addr)); f != nil {
+				n += uint64(f.calls) // run in C, not taken yet (TakeFast)
+			}
+			return n
 		}
 	}
 	return 0
@@ -254,6 +277,7 @@ type WatchOptions struct {
 // turns watching off.
 func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
 	m.watchFull = o.Full
+	m.watchSplit = o.Split
 	m.c.sp_index = C.int(m.Arch.SP)
 	big := 0
 	if m.Arch.BigEndian {
@@ -267,6 +291,54 @@ func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
 	default:
 		return errors.New("emu: out of memory for the watch log")
 	}
+}
+
+// Guard makes a watched run stop at the first control transfer known to be
+// wrong (Machine.SetGuard), judged in C at the watch's leave events, so a
+// trampoline that returns to the wrong place (and so maybe loops through
+// its call site for ever) costs a few dozen instructions, not an
+// instruction limit's worth.
+type Guard struct {
+	// Reentry is an address of the watched part (below or from
+	// WatchOptions.Split) that must not be entered again straight from the
+	// block its run left to (0: no such part): that block called straight
+	// back in, as a call site does, with nothing run in between.
+	Reentry uint64
+	// SPMax, when not 0, is the highest stack pointer a leave may have.
+	SPMax uint64
+}
+
+// SetGuard turns the guard on (nil: off) for the watched range: a leave to
+// another pc than ExpectLeave gave, a leave with sp above SPMax, or a
+// straight re-entry of the Reentry part stops the run with a KindControl
+// *Error whose PC and Regs are the machine at that leave. A run the
+// interrupt model interrupted is not judged (its damage is the model's).
+func (m *Machine) SetGuard(g *Guard) {
+	if g == nil {
+		C.tm_guard(m.c, 0, 0, 0)
+		return
+	}
+	part := 0
+	if g.Reentry != 0 {
+		part = 1
+		if s := m.watchSplit; s != 0 && g.Reentry >= s {
+			part = 2
+		}
+	}
+	C.tm_guard(m.c, 1, C.int(part), C.uint64_t(g.SPMax))
+}
+
+// ExpectLeave tells the guard where the current watched run must leave to
+// (0: not known); every enter forgets it. Call it from a host function.
+func (m *Machine) ExpectLeave(pc uint64) { m.c.want_leave = C.uint64_t(pc) }
+
+// SetCallLimit bounds the instructions of each call of a many-call run
+// (0: no bound): a call is what runs while the watch's tag word
+// (WatchOptions.Tag) holds one value. A call that exceeds it stops the
+// run as the instruction limit does (KindLimit, "per call").
+func (m *Machine) SetCallLimit(n uint64) {
+	m.callLimit = n
+	C.tm_call_limit(m.c, C.uint64_t(n))
 }
 
 // InterruptFunc runs when the interrupt model interrupts a run at the
@@ -416,8 +488,12 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 		} else if m.hooks.faultAtBlockStart && e.HasAddr {
 			m.faultingInsn(e, uerr == C.UC_ERR_WRITE_UNMAPPED || uerr == C.UC_ERR_WRITE_PROT)
 		}
+	case m.c.stop == C.TM_STOP_LIMIT && m.c.call_limited != 0:
+		e.Kind, e.Detail = KindLimit, fmt.Sprintf("instruction limit of %d per call reached", m.callLimit)
 	case m.c.stop == C.TM_STOP_LIMIT:
 		e.Kind, e.Detail = KindLimit, fmt.Sprintf("instruction limit of %d reached", opt.Limit)
+	case m.c.stop == C.TM_STOP_CONTROL || m.c.ff_pending != 0:
+		m.transfer(e)
 	case m.c.stop == C.TM_STOP_INTR && m.c.fault_type != 0:
 		// s390x delivers an addressing exception as a program interruption
 		// after the invalid-memory hook has seen the access.
@@ -439,6 +515,27 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 	}
 	m.describe(e)
 	return e
+}
+
+// transfer fills e with the wrong transfer the guard stopped the run at.
+func (m *Machine) transfer(e *Error) {
+	t := &Transfer{Why: Why(m.c.ff_reason), From: uint64(m.c.ff_pc), Want: uint64(m.c.ff_want), Loops: m.c.ff_loops != 0}
+	e.Kind, e.Transfer = KindControl, t
+	e.Regs = *(*regs.RegFile)(unsafe.Pointer(&m.c.ff_regs[0])) // uint64_t[TM_NREGS]
+	e.Regs[m.Arch.PC] = t.From
+	e.PC = t.From
+	t.SP, t.SPMax = e.Regs[m.Arch.SP], uint64(m.c.guard_sp_max)
+	switch t.Why {
+	case WrongPC:
+		e.Detail = fmt.Sprintf("left to %#x, want %#x", t.From, t.Want)
+	case Reentry:
+		e.Detail = fmt.Sprintf("the block at %#x called straight back into the guarded code", t.From)
+	case SPAbove:
+		e.Detail = fmt.Sprintf("left with sp %#x above %#x", t.SP, t.SPMax)
+	}
+	if t.Loops {
+		e.Detail += "; control went straight back in: it repeats for ever"
+	}
 }
 
 // insnAt decodes the instruction at pc from guest memory (up to 16 bytes,

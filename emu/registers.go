@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"trampemu/regs"
@@ -18,6 +19,11 @@ import (
 func (m *Machine) Reg(i int) uint64 {
 	if !m.inCallback {
 		C.tm_read_regs(m.c)
+	} else if m.c.valid&(C.uint64_t(1)<<uint(i)) == 0 {
+		// A host call has the argument registers read; the rest on
+		// demand (the x86-64 flags cost a computation from QEMU's lazy
+		// condition codes).
+		C.tm_read_reg(m.c, C.int(i))
 	}
 	return uint64(m.c.regs[i])
 }
@@ -28,6 +34,7 @@ func (m *Machine) SetReg(i int, v uint64) {
 	if m.inCallback {
 		m.c.regs[i] = C.uint64_t(v)
 		m.c.dirty |= C.uint64_t(1) << uint(i)
+		m.c.valid |= C.uint64_t(1) << uint(i)
 		return
 	}
 	if err := ucCheck(C.tm_reg_write(m.c, C.int(i), C.uint64_t(v))); err != nil {
@@ -41,6 +48,8 @@ func (m *Machine) SetReg(i int, v uint64) {
 func (m *Machine) Regs() regs.RegFile {
 	if !m.inCallback {
 		C.tm_read_regs(m.c)
+	} else if m.c.valid != ^C.uint64_t(0) {
+		C.tm_read_missing(m.c)
 	}
 	return *(*regs.RegFile)(unsafe.Pointer(&m.c.regs[0])) // uint64_t[TM_NREGS]
 }
@@ -81,6 +90,8 @@ func ClobberValue(i int) uint64 { return 0xc10bbe4e00000000 | uint64(i) }
 // clobber overwrites every volatile register the callback did not set, as
 // compiled C may leave any value in them. The link register keeps the return
 // address the stub returns through; flags get their arithmetic bits flipped.
+// It is the Go twin of the C clobber (tm_finish, set up by setClobber),
+// for a tracer that must see the registers the guest will.
 func (m *Machine) clobber() {
 	a := m.Arch
 	for _, i := range a.Volatile {
@@ -89,12 +100,54 @@ func (m *Machine) clobber() {
 		}
 		switch {
 		case i == a.Flags:
-			// arithmetic flags flipped (the arch's clobberFlags hook)
-			m.SetReg(i, m.hooks.clobberFlags(uint64(m.c.regs[i])))
+			m.SetReg(i, m.hooks.clobberFlags(m.Reg(i)))
 		default:
 			m.SetReg(i, ClobberValue(i))
 		}
 	}
+}
+
+// setClobber splits the clobber in two: the guest's clobber routine
+// (clobber.go) loads every volatile register but the link register, the
+// flags and the return registers, and the C side (tm_finish, one write
+// batch with the registers Go set) does the return registers Go did not
+// set and the flags, through the arch's xor and or masks. It also tells C
+// which registers a host call reads first (its arguments).
+func (m *Machine) setClobber() error {
+	a := m.Arch
+	var idx [regs.NumRegs]C.int
+	var val [regs.NumRegs]C.uint64_t
+	n, flags := 0, 0
+	var routine []int
+	var values []uint64
+	m.routineMask = 0
+	for _, i := range a.Volatile {
+		switch {
+		case i == a.Link:
+		case i == a.Flags:
+			flags = 1
+		case slices.Contains(a.Ret, i) || m.hooks.clobberCode == nil:
+			idx[n], val[n] = C.int(i), C.uint64_t(ClobberValue(i))
+			n++
+		default:
+			routine, values = append(routine, i), append(values, ClobberValue(i))
+			m.routineMask |= 1 << uint(i)
+		}
+	}
+	C.tm_set_clobber(m.c, &idx[0], &val[0], C.int(n), C.int(flags), C.uint64_t(m.hooks.flagsXor), C.uint64_t(m.hooks.flagsOr))
+	if m.hooks.clobberCode != nil {
+		if err := m.WriteMem(m.routineAddr(), m.hooks.clobberCode(routine, values)); err != nil {
+			return fmt.Errorf("emu: writing the clobber routine: %w", err)
+		}
+	}
+	var pre [regs.NumRegs]C.int
+	k := 0
+	for _, i := range a.Args[:min(len(a.Args), 4)] {
+		pre[k] = C.int(i)
+		k++
+	}
+	C.tm_set_prefetch(m.c, &pre[0], C.int(k))
+	return nil
 }
 
 // UnicornRegID returns the Unicorn id that unicorn.h gives register i of

@@ -22,10 +22,9 @@ var s390Machine = &machineArch{
 		return ucCheck(C.tm_reg_write(m.c, C.int(m.Arch.Flags), C.uint64_t(regs.S390PSWMask64)))
 	},
 	decodeInterrupt: s390DecodeInterrupt,
-	clobberFlags: func(v uint64) uint64 {
-		// PSW mask: flip the condition code (bits 44-45) only.
-		return v ^ (3 << 44)
-	},
+	// PSW mask: flip the condition code (bits 44-45) only.
+	flagsXor:    3 << 44,
+	clobberCode: s390ClobberCode, jump: s390Jump,
 	flagsWriteHasEffects: true,
 }
 

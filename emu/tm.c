@@ -232,7 +232,155 @@ uc_err tm_read_regs(tm *m) {
 	for (int i = 0; i < m->nregs; i++)
 		ptrs[i] = &m->regs[i];
 	m->dirty = 0;
+	m->valid = ~0ULL;
 	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, m->nregs);
+}
+
+// tm_read_reg reads register idx into the callback's batch.
+uc_err tm_read_reg(tm *m, int idx) {
+	m->valid |= 1ULL << idx;
+	return uc_reg_read(m->uc, m->reg_ids[idx], &m->regs[idx]);
+}
+
+// tm_read_missing reads every register the callback has not read yet (one
+// batch; registers Go set keep Go's value).
+uc_err tm_read_missing(tm *m) {
+	int ids[TM_NREGS];
+	void *ptrs[TM_NREGS];
+	int n = 0;
+	for (int i = 0; i < m->nregs; i++) {
+		if (m->valid & (1ULL << i))
+			continue;
+		ids[n] = m->reg_ids[i];
+		ptrs[n++] = &m->regs[i];
+	}
+	m->valid = ~0ULL;
+	if (n == 0)
+		return UC_ERR_OK;
+	return uc_reg_read_batch(m->uc, ids, ptrs, n);
+}
+
+void tm_set_prefetch(tm *m, const int *idx, int n) {
+	m->nprefetch = 0;
+	for (int k = 0; k < n && k < TM_NREGS; k++) {
+		if (idx[k] < 0 || idx[k] >= m->nregs || idx[k] == m->pc_index)
+			continue;
+		m->prefetch_idx[m->nprefetch] = idx[k];
+		m->prefetch_ids[m->nprefetch++] = m->reg_ids[idx[k]];
+	}
+}
+
+void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags, uint64_t flags_xor, uint64_t flags_or) {
+	m->nclob = 0;
+	for (int k = 0; k < n && k < TM_NREGS; k++) {
+		m->clob_idx[m->nclob] = idx[k];
+		m->clob_val[m->nclob++] = val[k];
+	}
+	m->clob_flags = flags;
+	m->flags_xor = flags_xor;
+	m->flags_or = flags_or;
+}
+
+// tm_prefetch starts a Go host call: the pc (the stub) and the prefetch
+// set are valid, nothing is dirty.
+static uc_err tm_prefetch(tm *m, uint64_t addr) {
+	void *ptrs[TM_NREGS];
+	for (int k = 0; k < m->nprefetch; k++)
+		ptrs[k] = &m->regs[m->prefetch_idx[k]];
+	m->dirty = 0;
+	m->valid = 1ULL << m->pc_index;
+	m->regs[m->pc_index] = addr;
+	for (int k = 0; k < m->nprefetch; k++)
+		m->valid |= 1ULL << m->prefetch_idx[k];
+	if (m->nprefetch == 0)
+		return UC_ERR_OK;
+	return uc_reg_read_batch(m->uc, m->prefetch_ids, ptrs, m->nprefetch);
+}
+
+// tm_finish ends a host call: the registers Go set and, with clobber, the
+// clobber of every volatile register Go did not set, in one write batch.
+static uc_err tm_finish(tm *m, int clobber) {
+	int ids[2 * TM_NREGS + 1];
+	void *ptrs[2 * TM_NREGS + 1];
+	uint64_t flags = 0;
+	int n = 0;
+	uint64_t dirty = m->dirty;
+	for (int i = 0; i < m->nregs; i++) {
+		if (dirty & (1ULL << i)) {
+			ids[n] = m->reg_ids[i];
+			ptrs[n++] = &m->regs[i];
+		}
+	}
+	if (clobber) {
+		for (int k = 0; k < m->nclob; k++) {
+			int i = m->clob_idx[k];
+			if (dirty & (1ULL << i))
+				continue;
+			ids[n] = m->reg_ids[i];
+			ptrs[n++] = &m->clob_val[k];
+		}
+		int fi = m->flags_index;
+		if (m->clob_flags && !(dirty & (1ULL << fi))) {
+			if (!(m->valid & (1ULL << fi)))
+				tm_read_reg(m, fi);
+			flags = (m->regs[fi] ^ m->flags_xor) | m->flags_or;
+			ids[n] = m->reg_ids[fi];
+			ptrs[n++] = &flags;
+		}
+	}
+	m->dirty = 0;
+	if (n == 0)
+		return UC_ERR_OK;
+	return uc_reg_write_batch(m->uc, ids, ptrs, n);
+}
+
+int tm_set_fast(tm *m, uint64_t addr, int on, int nargs, const int *arg_idx, int require_arg, uint64_t require, int clobber) {
+	tm_fast *f = tm_fast_of(m, addr);
+	if (!f) {
+		if (m->nfast >= TM_MAX_FAST)
+			return -1;
+		f = &m->fast[m->nfast++];
+		memset(f, 0, sizeof(*f));
+		f->addr = addr;
+	}
+	if (nargs > TM_FAST_ARGS || require_arg >= nargs)
+		return -2;
+	f->on = on;
+	f->nargs = nargs;
+	for (int k = 0; k < nargs; k++)
+		f->arg_idx[k] = arg_idx[k];
+	f->require_arg = require_arg;
+	f->require = require;
+	f->clobber = clobber;
+	return 0;
+}
+
+tm_fast *tm_fast_of(tm *m, uint64_t addr) {
+	for (int i = 0; i < m->nfast; i++)
+		if (m->fast[i].addr == addr)
+			return &m->fast[i];
+	return NULL;
+}
+
+// tm_fast_call runs a host call in C (tm_fast); 0: it needs Go after all.
+static int tm_fast_call(tm *m, tm_fast *f) {
+	int ids[TM_FAST_ARGS];
+	void *ptrs[TM_FAST_ARGS];
+	uint64_t args[TM_FAST_ARGS];
+	for (int k = 0; k < f->nargs; k++) {
+		ids[k] = m->reg_ids[f->arg_idx[k]];
+		ptrs[k] = &args[k];
+	}
+	if (f->nargs && uc_reg_read_batch(m->uc, ids, ptrs, f->nargs) != UC_ERR_OK)
+		return 0;
+	if (f->require_arg >= 0 && args[f->require_arg] != f->require)
+		return 0;
+	f->calls++;
+	memcpy(f->last, args, sizeof(args[0]) * (size_t)f->nargs);
+	m->dirty = 0;
+	m->valid = 0;
+	tm_finish(m, f->clobber);
+	return 1;
 }
 
 // tm_read_event_regs reads what a watch event needs: the general
@@ -277,8 +425,73 @@ uc_err tm_reg_write(tm *m, int idx, uint64_t v) {
 	return uc_reg_write(m->uc, m->reg_ids[idx], &v);
 }
 
+// tm_guard_stop ends the run at a wrong control transfer (tm_guard).
+static void tm_guard_stop(tm *m, uc_engine *uc, int loops) {
+	m->ff_pending = 0;
+	m->ff_loops = loops;
+	m->stop = TM_STOP_CONTROL;
+	uc_emu_stop(uc);
+}
+
+// tm_guard_leave judges a leave of part `part` to addr (the registers just
+// read): a pc other than the one Go said the run must leave to, or an sp
+// above the bound, is wrong; the run stops at the next block, which shows
+// whether control goes straight back in (a loop the kernel would never
+// leave).
+static void tm_guard_leave(tm *m, uint64_t addr, int part) {
+	m->leave_part = part;
+	m->leave_irq = m->run_irq;
+	m->since_leave = 0;
+	memcpy(m->leave_regs, m->regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+	if (m->run_irq || m->ff_pending)
+		return; // an interrupted run's damage is the interrupt model's finding
+	int why = TM_FF_NONE;
+	if (m->want_leave && addr != m->want_leave)
+		why = TM_FF_WRONG_PC;
+	else if (m->guard_sp_max && m->regs[m->sp_index] > m->guard_sp_max)
+		why = TM_FF_SP;
+	if (why == TM_FF_NONE)
+		return;
+	m->ff_pending = 1;
+	m->ff_reason = why;
+	m->ff_pc = addr;
+	m->ff_want = m->want_leave;
+	memcpy(m->ff_regs, m->regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+}
+
+// tm_guard_block runs at every block while guarding, before the watch's
+// events for it; nonzero: the run stops here (no event logged).
+static int tm_guard_block(tm *m, uc_engine *uc, int inside) {
+	int reenter = inside && inside != m->in_watch && inside == m->guard_part;
+	if (reenter) {
+		// straight back in at the sp the run that left had entered with:
+		// the same call again (x86-64 call pushes into the same slot;
+		// arm64 bl and s390x brasl leave sp alone)
+		uint64_t sp = 0;
+		uc_reg_read(uc, m->reg_ids[m->sp_index], &sp);
+		reenter = sp == m->enter_sp && m->leave_part == m->guard_part && m->since_leave == 1;
+	}
+	if (m->ff_pending) {
+		tm_guard_stop(m, uc, reenter);
+		return 1;
+	}
+	if (reenter && !m->leave_irq) {
+		// the block the guarded range left to called straight back into
+		// it, from the same call site, with nothing run in between
+		m->ff_reason = TM_FF_REENTER;
+		m->ff_pc = m->leave_regs[m->pc_index];
+		m->ff_want = 0;
+		memcpy(m->ff_regs, m->leave_regs, sizeof(m->regs[0]) * (size_t)m->nregs);
+		tm_guard_stop(m, uc, 1);
+		return 1;
+	}
+	return 0;
+}
+
 static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
+	if (addr >= m->host_hi && addr < m->stub_hi)
+		return; // the clobber routine: the host function's work, like Go's, not the guest's
 	tm_block *b = tm_lookup(m, addr, size);
 	m->insns += b->ninsn;
 	if (m->counting)
@@ -288,16 +501,27 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 		if (addr >= m->watch_lo && addr < m->watch_hi)
 			inside = m->watch_mid && addr >= m->watch_mid ? 2 : 1;
 		int stub = addr >= m->stub_lo && addr < m->stub_hi;
+		if (m->guard && tm_guard_block(m, uc, inside))
+			return;
 		if (inside != m->in_watch && (inside || !stub)) {
-			if (inside && m->in_watch) {
+			int was = m->in_watch;
+			if (inside && was) {
 				// straight from one watched range into the other: the
 				// first run left, a new one enters
 				tm_read_event_regs(m, addr, 0);
 				tm_watch_event(m, addr, 0, m->sp_index);
+				if (m->guard)
+					tm_guard_leave(m, addr, was);
 			}
 			m->in_watch = inside;
 			tm_read_event_regs(m, addr, inside != 0);
 			tm_watch_event(m, addr, inside != 0, m->sp_index);
+			if (inside) {
+				m->want_leave = 0;
+				m->run_irq = 0;
+			} else if (m->guard) {
+				tm_guard_leave(m, addr, was);
+			}
 			if (inside && addr >= m->irq_lo && addr < m->irq_hi) {
 				m->irq_armed = m->irq_on;
 				if (m->irq_armed) {
@@ -308,6 +532,20 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 				m->irq_k = 0;
 			}
 		}
+		if (!stub)
+			m->since_leave++;
+	}
+	if (m->call_limit && m->tag_host) {
+		uint64_t tag;
+		memcpy(&tag, m->tag_host, 8);
+		if (tag != m->call_tag) {
+			m->call_tag = tag;
+			m->call_start = m->insns;
+		} else if (m->insns - m->call_start > m->call_limit) {
+			m->call_limited = 1;
+			m->stop = TM_STOP_LIMIT;
+			uc_emu_stop(uc);
+		}
 	}
 	if (m->insns > m->insn_limit) {
 		m->stop = TM_STOP_LIMIT;
@@ -315,12 +553,41 @@ static void tm_block_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *use
 	}
 }
 
+// tm_guard turns the guard on or off: part is the in_watch value (1: below
+// the watch's mid, 2: at or above it) of the range a straight re-entry is
+// wrong for (0: none), sp_max the highest sp a leave may have (0: any).
+void tm_guard(tm *m, int on, int part, uint64_t sp_max) {
+	m->guard = on;
+	m->guard_part = part;
+	m->guard_sp_max = sp_max;
+	m->ff_pending = 0;
+	m->want_leave = 0;
+	m->since_leave = 0;
+	m->leave_part = 0;
+}
+
+// tm_call_limit bounds the instructions of each call (the watch's tag word
+// names the call); 0 turns it off. The current call starts now.
+void tm_call_limit(tm *m, uint64_t limit) {
+	m->call_limit = limit;
+	m->call_start = m->insns;
+	if (m->tag_host)
+		memcpy(&m->call_tag, m->tag_host, 8);
+}
+
 static void tm_host_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 	tm *m = user;
-	tm_read_regs(m);
-	int stop = goHostCall(m->handle, addr);
-	tm_write_dirty(m);
-	if (stop) {
+	for (int i = 0; i < m->nfast; i++) {
+		if (m->fast[i].addr == addr) {
+			if (m->fast[i].on && tm_fast_call(m, &m->fast[i]))
+				return;
+			break;
+		}
+	}
+	tm_prefetch(m, addr);
+	int r = goHostCall(m->handle, addr); // bit 0: stop; bit 1: clobber
+	tm_finish(m, r & 2);
+	if (r & 1) {
 		m->stop = TM_STOP_GO;
 		uc_emu_stop(uc);
 	}
@@ -342,15 +609,19 @@ static bool tm_mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 	return false;
 }
 
-uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi) {
+// tm_hooks adds the engine's hooks: the block hook everywhere, the host
+// hook on [stub_lo, host_hi) (the host stubs; the rest of the stub region
+// up to stub_hi holds the clobber routine, which runs hook-free).
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi) {
 	uc_err err;
 	m->stub_lo = stub_lo;
 	m->stub_hi = stub_hi;
+	m->host_hi = host_hi;
 	err = uc_hook_add(m->uc, &m->h_block, UC_HOOK_BLOCK, (void *)tm_block_hook, m, 1, 0);
 	if (err != UC_ERR_OK)
 		return err;
-	if (stub_hi > stub_lo) {
-		err = uc_hook_add(m->uc, &m->h_host, UC_HOOK_CODE, (void *)tm_host_hook, m, stub_lo, stub_hi - 1);
+	if (host_hi > stub_lo) {
+		err = uc_hook_add(m->uc, &m->h_host, UC_HOOK_CODE, (void *)tm_host_hook, m, stub_lo, host_hi - 1);
 		if (err != UC_ERR_OK)
 			return err;
 	}
@@ -371,6 +642,17 @@ uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit) {
 	m->fault_pc = 0;
 	m->in_watch = 0;
 	m->timed_out = 0;
+	m->ff_pending = 0;
+	m->ff_reason = TM_FF_NONE;
+	m->ff_loops = 0;
+	m->want_leave = 0;
+	m->since_leave = 0;
+	m->leave_part = 0;
+	m->run_irq = 0;
+	m->call_limited = 0;
+	m->call_start = 0;
+	if (m->tag_host)
+		memcpy(&m->call_tag, m->tag_host, 8);
 	// No Unicorn timeout: its watchdog thread polls every 2 us and takes a
 	// core. The Go side stops the run from a timer instead (tm_timeout).
 	return uc_emu_start(m->uc, begin, until, 0, 0);
@@ -483,6 +765,7 @@ static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	if (!m->irq_armed || m->irq_taken || !m->in_watch || m->irq_k++ != m->irq_target)
 		return;
 	m->irq_taken = 1;
+	m->run_irq = 1;
 	tm_read_regs(m);
 	m->regs[m->pc_index] = addr;
 	int stop = goInterrupt(m->handle, addr);

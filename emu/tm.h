@@ -18,6 +18,15 @@ enum {
 	TM_STOP_LIMIT = 1,  // instruction limit reached
 	TM_STOP_INTR = 2,   // interrupt / trap instruction
 	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
+	TM_STOP_CONTROL = 4, // the guard saw a control transfer known wrong (tm_guard)
+};
+
+// Why the guard (tm_guard) stopped a run: tm.ff_reason.
+enum {
+	TM_FF_NONE = 0,
+	TM_FF_WRONG_PC = 1, // a watched run left to another pc than tm.want_leave
+	TM_FF_REENTER = 2,  // the guarded range was entered again straight from its own leave block
+	TM_FF_SP = 3,       // a watched run left with sp above tm.guard_sp_max
 };
 
 #define TM_ABOVE 256     // bytes of the stack above sp kept per watch event
@@ -43,6 +52,24 @@ typedef struct tm_wevent {
 	uint64_t regs[TM_NREGS];
 	uint8_t above[TM_ABOVE];
 } tm_wevent;
+
+#define TM_MAX_FAST 4
+#define TM_FAST_ARGS 4
+
+// tm_fast: a host function that runs in C while on (tm_set_fast): its whole
+// effect is a count, the arguments of the last call and the clobber, so no
+// Go runs; a call whose require_arg argument is not require goes to Go.
+typedef struct tm_fast {
+	uint64_t addr;
+	int on;
+	int nargs;
+	int arg_idx[TM_FAST_ARGS]; // the argument registers, as indices into regs
+	int require_arg;           // -1: none
+	uint64_t require;
+	int clobber;
+	uint64_t calls;            // calls made in C since the Go side last took them
+	uint64_t last[TM_FAST_ARGS];
+} tm_fast;
 
 typedef struct tm_block {
 	uint64_t addr;
@@ -79,6 +106,24 @@ typedef struct tm {
 	int flags_index;          // index of the flags / PSW mask / NZCV in regs
 	uint64_t regs[TM_NREGS];  // register batch, valid inside Go callbacks
 	uint64_t dirty;           // registers Go wrote during a callback (bit i: regs[i])
+	uint64_t valid;           // registers of regs[] read from the engine for the current callback
+	// read before every Go host call (the argument registers): the rest on
+	// demand (tm_read_reg, tm_read_missing), so that the x86-64 flags are
+	// not computed from QEMU's lazy condition codes unless asked
+	int prefetch_idx[TM_NREGS];
+	int prefetch_ids[TM_NREGS];
+	int nprefetch;
+	// the clobber of a clobbering host function (tm_set_clobber): every
+	// volatile register but the link register gets clob_val, the flags
+	// (clob_flags) (v ^ flags_xor) | flags_or; one write batch with the
+	// registers Go set
+	int clob_idx[TM_NREGS];
+	uint64_t clob_val[TM_NREGS];
+	int nclob;
+	int clob_flags;
+	uint64_t flags_xor, flags_or;
+	tm_fast fast[TM_MAX_FAST];
+	int nfast;
 
 	uint64_t insns;      // instructions executed in this run (block granularity)
 	uint64_t insn_limit; // stop after this many
@@ -110,6 +155,7 @@ typedef struct tm {
 	tm_region regions[TM_MAX_REGIONS];
 	int nregions;
 	uint64_t stub_lo, stub_hi;
+	uint64_t host_hi; // [stub_lo, host_hi): host stubs; [host_hi, stub_hi): the clobber routine, host work (not counted)
 
 	int stop;
 	volatile int timed_out;
@@ -146,6 +192,30 @@ typedef struct tm {
 	uint32_t irq_k, irq_target, irq_depth;
 	int irq_taken, irq_armed, irq_on;
 	uint64_t irq_armed_runs;
+	int run_irq; // the current watched run was interrupted
+
+	// the guard (tm_guard): with it on, a run stops at the first control
+	// transfer known to be wrong, decided in the block hook at the leave
+	// events the watch logs anyway; costs nothing per block otherwise.
+	int guard;
+	int guard_part;         // in_watch value of the range guarded against re-entry (0: none)
+	uint64_t guard_sp_max;  // a leave with sp above it is wrong (0: no bound)
+	uint64_t want_leave;    // where the current watched run must leave to (0: unknown); cleared at every enter
+	uint32_t since_leave;   // blocks since the last leave of the guarded range
+	int leave_part;         // the part that leave left
+	int leave_irq;          // that run was interrupted
+	int ff_pending;         // a wrong leave: stop at the next block (which tells whether it loops)
+	int ff_reason;          // TM_FF_*
+	int ff_loops;           // the next block entered the guarded range again: the transfer repeats forever
+	uint64_t ff_pc, ff_want;
+	uint64_t ff_regs[TM_NREGS]; // the registers at that leave
+	uint64_t leave_regs[TM_NREGS];
+
+	// per-call instruction limit (checked driver): the tag word changes at
+	// every call; a call that runs more than call_limit instructions stops
+	// the run as the instruction limit does
+	uint64_t call_limit, call_start, call_tag;
+	int call_limited;
 } tm;
 
 tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, int pc_index, int flags_index, uc_err *err);
@@ -154,11 +224,19 @@ uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
 int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
 uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
-uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi);
+void tm_guard(tm *m, int on, int part, uint64_t sp_max);
+void tm_call_limit(tm *m, uint64_t limit);
+uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
+uc_err tm_read_reg(tm *m, int idx);
+uc_err tm_read_missing(tm *m);
+void tm_set_prefetch(tm *m, const int *idx, int n);
+void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags, uint64_t flags_xor, uint64_t flags_or);
+int tm_set_fast(tm *m, uint64_t addr, int on, int nargs, const int *arg_idx, int require_arg, uint64_t require, int clobber);
+tm_fast *tm_fast_of(tm *m, uint64_t addr);
 uc_err tm_reg_write(tm *m, int idx, uint64_t v);
 uc_err tm_remove_cache(tm *m, uint64_t begin, uint64_t end);
 void tm_reset_counts(tm *m);

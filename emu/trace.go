@@ -32,6 +32,9 @@ func (m *Machine) Trace(t Tracer, lo, hi uint64) error {
 		return fmt.Errorf("emu: adding the trace hook: %w", err)
 	}
 	m.tracer = t
+	if t != nil {
+		m.fastOff()
+	}
 	if hi > lo {
 		return m.FlushCode(lo, hi)
 	}

@@ -13,10 +13,9 @@ var x86Machine = &machineArch{
 	physLayout:      x86PhysLayout,
 	setup:           (*Machine).setupX86Paging,
 	decodeInterrupt: x86DecodeInterrupt,
-	clobberFlags: func(v uint64) uint64 {
-		// CF PF AF ZF SF OF flipped; reserved bit 1 stays set.
-		return (v ^ 0x8d5) | 0x2
-	},
+	// CF PF AF ZF SF OF flipped; reserved bit 1 stays set.
+	flagsXor: 0x8d5, flagsOr: 0x2,
+	clobberCode: x86ClobberCode, jump: x86Jump,
 }
 
 // x86PhysLayout assigns physical addresses to the regions (2 MiB apart so a

@@ -137,6 +137,9 @@ type GraphConfig struct {
 // v6.11+) over shadow stacks in guest memory. It is not safe for concurrent
 // use: one Graph serves one emulated CPU.
 type Graph struct {
+	// scratch holds the ftrace_graph_ent / ftrace_graph_ret of the calls
+	// in progress (Enter, ReturnFP), reused.
+	scratch  graphScratch
 	arch     *regs.Arch
 	mem      regs.Memory
 	heap     *Heap
@@ -259,3 +262,32 @@ func (g *Graph) Warnings() []Warning { return g.warns.list() }
 
 // Warned reports whether a warning with this text was recorded.
 func (g *Graph) Warned(text string) bool { return g.warns.has(text) }
+
+// graphScratch keeps a few GraphEnt and GraphRet for reuse, one per level
+// of calls in progress (an interrupt's nested call is one more).
+type graphScratch struct {
+	ents scratch[GraphEnt]
+	rets scratch[GraphRet]
+}
+
+func (s *graphScratch) ent(v GraphEnt) *GraphEnt { return s.ents.get(v) }
+func (s *graphScratch) doneEnt()                 { s.ents.n-- }
+func (s *graphScratch) ret(v GraphRet) *GraphRet { return s.rets.get(v) }
+func (s *graphScratch) doneRet()                 { s.rets.n-- }
+
+// scratch is a small stack of reused values; deeper nesting allocates.
+type scratch[T any] struct {
+	v [4]T
+	n int
+}
+
+func (s *scratch[T]) get(v T) *T {
+	s.n++
+	if s.n <= len(s.v) {
+		s.v[s.n-1] = v
+		return &s.v[s.n-1]
+	}
+	p := new(T)
+	*p = v
+	return p
+}

@@ -41,7 +41,10 @@ func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
 
 	// 2. trace.depth = ++current->curr_ret_depth (kernel/trace/fgraph.c, v6.11+).
 	t.Depth++
-	trace := &GraphEnt{Func: fn, Depth: t.Depth}
+	// struct ftrace_graph_ent lives on the kernel's stack for the call:
+	// one reused per nesting level, no allocation (no user keeps it).
+	trace := g.scratch.ent(GraphEnt{Func: fn, Depth: t.Depth})
+	defer g.scratch.doneEnt()
 
 	// 3. ftrace_push_return_trace (kernel/trace/fgraph.c, v6.11+).
 	offset, ok := g.push(t, ret, fn, fp, retp)

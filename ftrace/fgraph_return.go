@@ -63,7 +63,9 @@ func (g *Graph) ReturnFP(fregs *regs.Frame, fp uint64) (uint64, error) {
 		return 0, fmt.Errorf("ftrace_return_to_handler: %s: %w", WarnBadRetStack, err)
 	}
 	ret := s.word(base)
-	trace := &GraphRet{Func: s.word(base + 1), Overrun: t.Overrun, Depth: t.Depth}
+	// struct ftrace_graph_ret, as GraphEnt: reused per nesting level.
+	trace := g.scratch.ret(GraphRet{Func: s.word(base + 1), Overrun: t.Overrun, Depth: t.Depth})
+	defer g.scratch.doneRet()
 	if g.fpTest {
 		if want := s.word(base + 2); want != fp {
 			// ftrace_graph_stop(); WARN(1, "Bad frame pointer: expected %lx,

@@ -75,6 +75,11 @@ type Kernel struct {
 	BadOpsArgs uint64
 	// partialRegs is the pt_regs buffer of PartialRegs (0 until used).
 	partialRegs uint64
+	// entryView and exitView are the frames OpsListFunc and
+	// ReturnToHandler hand out, reused every call (no callback keeps its
+	// fregs past the call, as in the kernel, where it is the trampoline's
+	// stack): a host call allocates nothing.
+	entryView, exitView regs.Frame
 }
 
 // NewKernel builds the kernel side with an empty ops list and a graph
@@ -110,6 +115,15 @@ func (k *Kernel) Frame(addr uint64, layout *regs.Layout) *regs.Frame {
 	return &regs.Frame{Arch: k.Arch, Layout: layout, Base: addr, Mem: k.Mem, Obs: k.Obs, Caller: CoreCaller}
 }
 
+// view is Frame in the caller's reused frame v.
+func (k *Kernel) view(v *regs.Frame, addr uint64, layout *regs.Layout) *regs.Frame {
+	if addr == 0 || layout == nil {
+		return nil
+	}
+	*v = regs.Frame{Arch: k.Arch, Layout: layout, Base: addr, Mem: k.Mem, Obs: k.Obs, Caller: CoreCaller}
+	return v
+}
+
 // GraphActive reports whether a graph user is registered.
 func (k *Kernel) GraphActive() bool { return len(k.Graph.Registered()) > 0 }
 
@@ -132,7 +146,7 @@ func (k *Kernel) OpsListFunc(ip, parent, op, fregs uint64) {
 	if layout == nil {
 		layout = k.Arch.Frame
 	}
-	k.Ftrace.Dispatch(ip, parent, k.Frame(fregs, layout))
+	k.Ftrace.Dispatch(ip, parent, k.view(&k.entryView, fregs, layout))
 }
 
 // graphFunc is ftrace_graph_func, the arch's (ArchOps.GraphFunc:
@@ -243,9 +257,9 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 	var f *regs.Frame
 	switch abi {
 	case ExitFregs:
-		f = k.Frame(arg, k.Arch.Frame)
+		f = k.view(&k.exitView, arg, k.Arch.Frame)
 	case ExitRetRegs:
-		f = k.Frame(arg, k.Arch.RetRegs)
+		f = k.view(&k.exitView, arg, k.Arch.RetRegs)
 	case ExitLegacy:
 	default:
 		return 0, 0, fmt.Errorf("unknown exit ABI %d", abi)

@@ -86,11 +86,14 @@ func (f *Ftrace) Ops() []*Ops { return append([]*Ops(nil), f.ops...) }
 
 // Dispatch runs every registered ops whose filter accepts ip: what
 // ftrace_ops_list_func does when the trampoline's ftrace_call site calls it.
-// The list is copied first so a callback may (un)register ops.
+// A callback may (un)register ops: the walk is over the list as it was.
 func (f *Ftrace) Dispatch(ip, parentIP uint64, fregs *regs.Frame) {
 	f.Calls++
 	f.account(ip)
-	for _, o := range f.Ops() {
+	// The list as it was, without a copy: Register appends past its end
+	// and Unregister builds a new array (f.ops[:i:i]), so a callback that
+	// (un)registers ops never changes what this loop walks.
+	for _, o := range f.ops {
 		if !o.registered || (o.Filter != nil && !o.Filter(ip)) {
 			continue
 		}

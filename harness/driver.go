@@ -89,6 +89,7 @@ func (h *Harness) fillBatch() error {
 		limit = emu.DefaultLimit
 	}
 	m.GrantInstructions(limit)
+	m.SetCallLimit(h.Opts.CallLimit) // the next call's count starts here
 	return nil
 }
 

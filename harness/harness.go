@@ -39,6 +39,14 @@ type Options struct {
 	// call: analysis takes RunBatch's observations after the run instead;
 	// OnCall is for streaming many calls (benchmarks).
 	OnCall func(*Call)
+	// CallLimit, when not 0 (with Checks), bounds the instructions of each
+	// call of the checked driver: a call that runs more stops the run as
+	// the instruction limit does (a runaway trampoline is stopped after a
+	// few clean calls' worth of instructions, not Limit's).
+	CallLimit uint64
+	// NoFast keeps every host call in Go (no C fast path, armFast): the
+	// reference of the traced-call profile benchmark.
+	NoFast bool
 }
 
 // Site is a traced function's call site.
@@ -75,6 +83,9 @@ type Harness struct {
 	callTable, cursorWord, endWord uint64
 	batch                          []batchCall
 
+	// functionOps is the function tracer's ftrace_ops (nil: none).
+	functionOps *ftrace.Ops
+
 	// FunctionHits counts the function tracer's calls; LastTraced is the
 	// last (ip, parent) it saw.
 	FunctionHits uint64
@@ -92,6 +103,7 @@ type Harness struct {
 	total         int
 	next          int
 	inv           *Invocation
+	lastLeft      *Invocation // the invocation whose leave came last (RunCalls)
 	mem           recMem
 	obs           observer
 	free          []*Invocation // recycled invocations (with OnCall, Recycle)
@@ -205,16 +217,21 @@ func (h *Harness) init() error {
 	binds := []struct {
 		name    string
 		fn      emu.HostFunc
-		clobber bool
+		clobber bool // a kernel function: clobbers, and sets where the trampoline must go
 	}{
-		{HostOpsListFunc, h.hostOpsListFunc, clobber},
-		{HostReturnToHandler, h.hostReturnToHandler, clobber},
-		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, clobber},
-		{HostRethookCallback, h.hostRethookCallback, clobber},
+		{HostOpsListFunc, h.hostOpsListFunc, true},
+		{HostReturnToHandler, h.hostReturnToHandler, true},
+		{HostPrepareFtraceRet, h.hostPrepareFtraceReturn, true},
+		{HostRethookCallback, h.hostRethookCallback, true},
 		{HostNext, h.hostNext, false},
 		{HostDirectHook, func(*emu.Machine) error { return nil }, false},
 	}
 	for _, b := range binds {
+		kernel := b.clobber
+		b.clobber = b.clobber && clobber
+		if kernel && h.Opts.Checks {
+			b.fn = h.expecting(b.fn)
+		}
 		if err := m.Bind(b.name, b.fn, b.clobber); err != nil {
 			return err
 		}
@@ -262,6 +279,13 @@ func (h *Harness) init() error {
 				return err
 			}
 		}
+		// Fail fast: a trampoline run that leaves to another place than
+		// the one it must (Invocation.WantPC, told at each host call), an
+		// entry trampoline entered again straight from the block its run
+		// left to (its call site: the kernel would go round for ever), or
+		// a leave above the driver's sp ends the run there.
+		m.SetGuard(&emu.Guard{Reentry: h.entryUnit.Start, SPMax: h.driverSP})
+		m.SetCallLimit(h.Opts.CallLimit)
 	}
 	m.SetCounting(true)
 	return nil
@@ -384,6 +408,18 @@ func (h *Harness) enableGraphPath() error {
 }
 
 // ---- host functions ----
+
+// expecting wraps a kernel host function: after it ran, the guard learns
+// where the current trampoline run must leave to (emu.Machine.ExpectLeave).
+func (h *Harness) expecting(fn emu.HostFunc) emu.HostFunc {
+	return func(m *emu.Machine) error {
+		err := fn(m)
+		if inv := h.inv; inv != nil {
+			m.ExpectLeave(inv.WantPC)
+		}
+		return err
+	}
+}
 
 // hostOpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs).
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {

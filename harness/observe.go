@@ -130,6 +130,10 @@ type Invocation struct {
 	Accesses []Access // probed loads and stores of the trampoline code
 	Overflow bool     // the access log overflowed
 
+	// WrongTransfer: the run was stopped at this invocation's leave, a
+	// control transfer known to be wrong (Batch.Stop.Transfer says which).
+	WrongTransfer bool
+
 	// Probed is true when the invocation's memory accesses were logged
 	// (Accesses is complete); see Options.ProbeBudget.
 	Probed bool
@@ -301,7 +305,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
 	inv.Interrupt.Caller, inv.Interrupt.ORC, inv.BelowEntry = 0, nil, 0
-	inv.Accesses, inv.Overflow, inv.Probed = inv.Accesses[:0], false, false
+	inv.Accesses, inv.Overflow, inv.Probed, inv.WrongTransfer = inv.Accesses[:0], false, false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}
 	return inv
@@ -395,6 +399,7 @@ func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 		c.ends = h.K.Graph.Currs(c.ends[:0])
 	}
 	h.inv, h.invCall = nil, nil
+	h.lastLeft = inv
 }
 
 // noteHostCall records a host call of the current invocation; frame is the

@@ -7,6 +7,7 @@ import (
 	"trampemu/emu"
 	"trampemu/ftrace"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // Call is one call of a workload from the checked driver.
@@ -101,8 +102,12 @@ func (h *Harness) RunCalls(n int, gen func(i int) *Call) error {
 	if h.hooks.driverFrame != nil {
 		h.hooks.driverFrame(h)
 	}
+	h.lastLeft = nil
 	err := m.Run(h.sym(symChecked), h.exitAddr, h.runOpts())
 	h.sync()
+	if e, ok := emu.AsError(err); ok && e.Kind == emu.KindControl && h.lastLeft != nil {
+		h.lastLeft.WrongTransfer = true
+	}
 	h.inv = nil // stopped inside a trampoline: it stays cut short
 	h.finishBatch(err != nil)
 	return err
@@ -146,6 +151,27 @@ type Stop struct {
 	Regs                regs.RegFile
 	// HostErr is the host function's error of a stop in one.
 	HostErr error
+	// Transfer is set when the run was stopped at a control transfer
+	// known to be wrong (fail fast); PC and Regs are the machine at it.
+	Transfer *Transfer
+}
+
+// Transfer is a wrong control transfer a checked run stopped at, as plain
+// data (emu.Transfer, with the trampoline run that made it).
+type Transfer struct {
+	// Reentry: the entry trampoline was entered again straight from the
+	// block its run had left to (its call site), no return in between.
+	// Otherwise a run left to From instead of Want (WrongReturn), or with
+	// its sp above the driver's (PastDriver: SP, DriverSP).
+	WrongReturn, Reentry, PastDriver bool
+	From, Want                       uint64
+	SP, DriverSP                     uint64
+	// Loops: control went straight back into the entry trampoline, from
+	// the same call site, and would each time: the kernel would loop
+	// there for ever.
+	Loops bool
+	// Role is the trampoline whose run made the transfer.
+	Role trampolines.Role
 }
 
 // stopOf describes the error a run returned.
@@ -164,6 +190,10 @@ func stopOf(err error) *Stop {
 	case emu.KindFault:
 		st.Fault = true
 	}
+	if t := e.Transfer; t != nil {
+		st.Transfer = &Transfer{WrongReturn: t.Why == emu.WrongPC, Reentry: t.Why == emu.Reentry, PastDriver: t.Why == emu.SPAbove,
+			From: t.From, Want: t.Want, SP: t.SP, DriverSP: t.SPMax, Loops: t.Loops}
+	}
 	return st
 }
 
@@ -179,6 +209,9 @@ func (h *Harness) RunBatch(n int, gen func(i int) *Call) *Batch {
 	h.collecting, h.collected = false, nil
 	if err != nil {
 		b.Stop = stopOf(err)
+		if t := b.Stop.Transfer; t != nil && h.lastLeft != nil {
+			t.Role = h.lastLeft.Role
+		}
 	}
 	return b
 }
@@ -254,6 +287,8 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	}
 	m.WriteWord(h.targetWord, fn)
 	m.WriteWord(h.sym(symCount), n)
+	m.SetCallLimit(0) // the fast driver has no call tag: one run is n calls
+	defer m.SetCallLimit(h.Opts.CallLimit)
 	m.SetReg(h.Arch.SP, h.driverSP)
 	if h.hooks.driverFrame != nil {
 		h.hooks.driverFrame(h)
@@ -265,7 +300,40 @@ func (h *Harness) RunFast(workload string, args []uint64, n uint64) error {
 	if opt.Limit == 0 {
 		opt.Limit = 1 << 62
 	}
-	return m.Run(h.sym(symFast), h.exitAddr, opt)
+	if err := h.armFast(); err != nil {
+		return err
+	}
+	err = m.Run(h.sym(symFast), h.exitAddr, opt)
+	h.foldFast()
+	return err
+}
+
+// armFast lets ftrace_ops_list_func run in C (emu.Machine.SetFast) when a
+// dispatch needs no Go: checks off and the function tracer the only ops
+// registered, so that a dispatch's whole effect is Dispatches,
+// Ftrace.Calls and FunctionHits counting one more and LastTraced taking
+// (ip, parent_ip) (hostOpsListFunc, ftrace.Kernel.OpsListFunc, the
+// function user of Install); a call whose op argument is not
+// function_trace_op (a BadOpsArgs case) still runs in Go.
+func (h *Harness) armFast() error {
+	ops := h.K.Ftrace.Ops()
+	if h.Opts.Checks || h.Opts.NoFast || h.functionOps == nil || len(ops) != 1 || ops[0] != h.functionOps {
+		return h.M.SetFast(HostOpsListFunc, nil)
+	}
+	return h.M.SetFast(HostOpsListFunc, &emu.Fast{Args: 3, RequireArg: 2, Require: h.K.FunctionTraceOp})
+}
+
+// foldFast counts the dispatches that ran in C as hostOpsListFunc would
+// have.
+func (h *Harness) foldFast() {
+	n, last := h.M.TakeFast(HostOpsListFunc)
+	if n == 0 {
+		return
+	}
+	h.Dispatches += n
+	h.K.Ftrace.Calls += n
+	h.FunctionHits += n
+	h.LastTraced = [2]uint64{last[0], last[1]}
 }
 
 // FastResult returns the return register the fast driver saved last.

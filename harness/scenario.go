@@ -164,10 +164,11 @@ func (h *Harness) Install(s UserSet) error {
 		s.Direct = false
 	}
 	if s.Function {
-		if err := k.Ftrace.Register(&ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {
+		h.functionOps = &ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {
 			h.FunctionHits++
 			h.LastTraced = [2]uint64{ip, parent}
-		}}); err != nil {
+		}}
+		if err := k.Ftrace.Register(h.functionOps); err != nil {
 			return err
 		}
 	}

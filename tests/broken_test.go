@@ -45,6 +45,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"x86_entry_no_rip_writeback.S", []check.Kind{check.Control}, livepatched},
 		{"x86_rth_below_sp.S", []check.Kind{check.Stack}, nil},
 		{"x86_rth_jumps_below_sp.S", []check.Kind{check.Stack}, nil},
+		{"x86_entry_loops.S", []check.Kind{check.Control}, nil},
 		{"x86_entry_ok.S", nil, nil},
 		{"x86_rth_ok.S", nil, nil},
 		{"s390x_rth_no_backchain.S", []check.Kind{check.Backchain}, nil},
@@ -57,6 +58,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"s390x_entry_returns_r0.S", []check.Kind{check.Control}, livepatched},
 		{"s390x_rth_below_sp.S", []check.Kind{check.Stack}, nil},
 		{"s390x_entry_frame_no_r14.S", []check.Kind{check.Backchain}, nil},
+		{"s390x_entry_loops.S", []check.Kind{check.Control}, nil},
 		{"s390x_entry_ok.S", nil, nil},
 		{"s390x_rth_ok.S", nil, nil},
 	}
@@ -121,6 +123,8 @@ var arm64Broken = []brokenCase{
 	{"arm64_entry_no_frame_record.S", []check.Kind{check.Backchain}, nil},
 	{"arm64_entry_clobbers_x19.S", []check.Kind{check.Clobber}, nil},
 	{"arm64_entry_below_sp.S", []check.Kind{check.Stack}, nil},
+	// resumes at the call site's bl: every return re-enters it
+	{"arm64_entry_loops.S", []check.Kind{check.Control}, nil},
 	{"arm64_entry_ok.S", nil, nil},
 	{"arm64_rth_ok.S", nil, nil},
 	// correct but unusual: pre/post-indexed frame, reverse restore, br x16

@@ -109,7 +109,7 @@ func TestBadInput(t *testing.T) {
 				{"mutate --calls 0", []string{"mutate", "--arch", arch, "--calls", "0"}, 2, "--calls 0: give 1", ""},
 				{"unknown flag", check("--bogus"), 2, "unknown flag: --bogus (see 'trampemu check --help')", ""},
 				{"guest fault", check("--file", file("fault.S"), "--role", "exit"), 1, "error fault: memory fault at return_to_handler", arch + " pc 0x"},
-				{"runaway loop", check("--file", file("runaway.S"), "--role", "exit"), 1, "control: instruction limit at return_to_handler", "instruction limit of 50000000 reached"},
+				{"runaway loop", check("--file", file("runaway.S"), "--role", "exit"), 1, "control: instruction limit at return_to_handler", "per call reached (64 x the"},
 				{"ftrace_return_to_handler twice", check("--file", file("twice.S"), "--role", "exit", "--workload", "six"), 1, "corrupt shadow stack", "/ six:"},
 				{"unwritable --out", []string{"report", "--arch", arch, "--out", filepath.Join(notDir, "sub")}, 2, "--out " + filepath.Join(notDir, "sub") + ": not a directory", ""},
 			}
