@@ -59,8 +59,9 @@ var kernelFiles = []kernelFile{
 	// of the file's properties and every trampoline passes.
 	{regs.X86_64, "x86_64_mixed_old_graph.S", "v5.11-v5.15 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
 	{regs.X86_64, "x86_64_mixed_new_entry.S", "v5.16-v6.4", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
-	{regs.S390X, "s390x_mixed_old_graph.S", "v6.5-v6.12 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
-	{regs.S390X, "s390x_mixed_new_entry.S", "v6.14+ entry, v5.14-v6.4 exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
+	// its v6.5-v6.12 entry has that era's error-injection shadow-stack leak
+	{regs.S390X, "s390x_mixed_old_graph.S", "v6.5-v6.12 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": {check.Control}, "return_to_handler": ok, "arch_rethook_trampoline": ok}},
+	{regs.S390X, "s390x_mixed_new_entry.S", "v6.14+ entry, v5.14-v6.4 exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok, "arch_rethook_trampoline": ok}},
 	{regs.ARM64, "arm64_mixed_old_graph.S", "v5.5-v5.19 entry, v6.14+ exit", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_mixed_new_entry.S", "v6.2 entry, v6.5-v6.13 exit", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	// No vacuous pass: the graph path never calls prepare_ftrace_return, so
@@ -78,7 +79,7 @@ var kernelFiles = []kernelFile{
 // onlyWorkloads are, per "file:symbol" of kernelFiles, the workloads its
 // errs apply to; the others must be clean (a symbol not in it: every
 // workload).
-var onlyWorkloads = map[string][]string{"s390x_v6.5.S:ftrace_regs_caller": {"fei_target"}}
+var onlyWorkloads = map[string][]string{"s390x_v6.5.S:ftrace_regs_caller": {"fei_target"}, "s390x_mixed_old_graph.S:ftrace_regs_caller": {"fei_target"}}
 
 // scenarioWorkloads are the workloads the default scenario's users act on:
 // add (function, graph and kprobe-style users), klp_target (the live
