@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/variants.golden")
@@ -31,25 +33,49 @@ func TestEveryVariantGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, sc := range []string{"default", "ret-args", "entry-args"} {
-				s, err := harness.FindUserSet(sc)
+				goldenCheck(t, &b, a, tr, sc, nil, false)
+			}
+		}
+	}
+	// Registry variants under the direct-call and live-patch users.
+	for _, a := range regs.Arches {
+		for _, v := range harness.VariantsOf(a, trampolines.Entry) {
+			for _, sc := range []string{"direct", "livepatch"} {
+				tr, err := harness.FromVariant(v)
 				if err != nil {
 					t.Fatal(err)
 				}
-				rs, err := check.Run(check.Config{Arch: a, Tramp: tr, Calls: 2, Seed: 1, Scenario: s})
-				if err != nil {
-					t.Fatalf("%s %s: %v", a.Name, v.Name, err)
-				}
-				for _, r := range rs {
-					m := r.Metrics
-					fmt.Fprintf(&b, "%s %s %s %s: ok %v pair %s calls %d insns %g loads %g stores %g lbytes %g sbytes %g stack %d lines %g written %v boundaries %d lost %d\n",
-						a.Name, v.Name, sc, r.Workload, r.OK, r.Pair, m.Calls, m.Instructions, m.Loads, m.Stores, m.LoadBytes, m.StoreBytes, m.StackBytes,
-						m.CacheLines, m.Written, m.Boundaries, m.UnrecoverableInsns)
-					for _, f := range r.Findings {
-						fmt.Fprintf(&b, "  %s %s %s %%%s x%d: %s\n", f.Severity, f.Kind, f.Slot, f.Register, f.Count, f.Summary)
-					}
-				}
+				goldenCheck(t, &b, a, tr, sc, nil, false)
 			}
 		}
+	}
+	// The broken trampolines of tests/testdata/broken (one per rule the
+	// checks have: clobber, stack, control, stale-read, wrong-value,
+	// backchain), default scenario.
+	files, err := filepath.Glob("../tests/testdata/broken/*.S")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no broken files (%v)", err)
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		var arch *regs.Arch
+		for _, a := range regs.Arches {
+			if strings.HasPrefix(name, strings.TrimSuffix(a.Name, "_64")+"_") {
+				arch = a
+			}
+		}
+		if arch == nil {
+			t.Fatalf("%s: no arch prefix", name)
+		}
+		role := trampolines.Exit
+		if strings.Contains(name, "_entry_") {
+			role = trampolines.Entry
+		}
+		tr, err := harness.FromFile(arch, f, role)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		goldenCheck(t, &b, arch, tr, "default", []string{"add", "fib"}, true)
 	}
 	got := b.String()
 	const golden = "testdata/variants.golden"
@@ -79,6 +105,33 @@ func TestEveryVariantGolden(t *testing.T) {
 			if w != g {
 				t.Fatalf("%s:%d differs:\n  want %s\n  got  %s", golden, i+1, w, g)
 			}
+		}
+	}
+}
+
+// goldenCheck checks tr under scenario sc on the workloads (nil: every
+// workload of the arch) and appends what it reports to b.
+func goldenCheck(t *testing.T, b *strings.Builder, a *regs.Arch, tr harness.Tramp, sc string, workloads []string, full bool) {
+	t.Helper()
+	s, err := harness.FindUserSet(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := check.Run(check.Config{Arch: a, Tramp: tr, Workloads: workloads, Calls: 2, Seed: 1, Scenario: s})
+	if err != nil {
+		t.Fatalf("%s %s: %v", a.Name, tr.Name, err)
+	}
+	for _, r := range rs {
+		m := r.Metrics
+		fmt.Fprintf(b, "%s %s %s %s: ok %v pair %s calls %d insns %g loads %g stores %g lbytes %g sbytes %g stack %d lines %g written %v boundaries %d lost %d\n",
+			a.Name, tr.Name, sc, r.Workload, r.OK, r.Pair, m.Calls, m.Instructions, m.Loads, m.Stores, m.LoadBytes, m.StoreBytes, m.StackBytes,
+			m.CacheLines, m.Written, m.Boundaries, m.UnrecoverableInsns)
+		for _, f := range r.Findings {
+			text := f.Summary
+			if full {
+				text = f.Message // with the first example's values
+			}
+			fmt.Fprintf(b, "  %s %s %s %%%s x%d: %s\n", f.Severity, f.Kind, f.Slot, f.Register, f.Count, text)
 		}
 	}
 }
