@@ -19,6 +19,12 @@
  */
 SYM_CODE_START(arch_rethook_trampoline)
 	ANNOTATE_NOENDBR
+	/*
+	 * The kernel's block declares the symbol a function (.type @function),
+	 * which objtool enters with a function's initial state; a code symbol
+	 * says so with a hint of its own.
+	 */
+	UNWIND_HINT_FUNC
 	pushq	$arch_rethook_trampoline	/* fake return address */
 	UNWIND_HINT_FUNC
 	pushq	$__KERNEL_DS			/* ss */
