@@ -134,8 +134,21 @@ func (z *analyzer) fill(res *Result, cost Metrics) {
 	for i, s := range layout.Slots {
 		order[s.Name] = i
 	}
+	// In layout order; a slot of another layout (a rethook trampoline's
+	// pt_regs) after those, by name, so the order never depends on the
+	// map's.
+	rank := func(s string) int {
+		if i, ok := order[s]; ok {
+			return i
+		}
+		return len(order)
+	}
 	sort.Slice(res.Metrics.Written, func(i, j int) bool {
-		return order[res.Metrics.Written[i]] < order[res.Metrics.Written[j]]
+		a, b := res.Metrics.Written[i], res.Metrics.Written[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return a < b
 	})
 }
 
