@@ -42,6 +42,10 @@ type machineArch struct {
 	// one address to another. nil: C writes every clobbered register.
 	clobberCode func(regs []int, vals []uint64) []byte
 	jump        func(from, to uint64) []byte
+	// guardCode hooks the instructions of the code [lo, hi) that Unicorn
+	// would not fault on as the CPU does (s390x: an lpswe of an invalid
+	// PSW mask); nil: none.
+	guardCode func(m *Machine, lo, hi uint64) error
 }
 
 // clobberFlags is what a clobbering host function leaves in the flags

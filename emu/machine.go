@@ -198,6 +198,13 @@ func (m *Machine) Load(im *asm.Image) error {
 	}
 	m.Image = im
 	m.dis = asm.ForImage(im)
+	if m.hooks.guardCode != nil {
+		for _, u := range im.Units {
+			if err := m.hooks.guardCode(m, u.Start, u.End); err != nil {
+				return err
+			}
+		}
+	}
 	return m.FlushCode(m.Arch.Memory.Text.Base, m.Arch.Memory.Stubs.End())
 }
 
@@ -494,6 +501,9 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 		e.Kind, e.Detail = KindLimit, fmt.Sprintf("instruction limit of %d reached", opt.Limit)
 	case m.c.stop == C.TM_STOP_CONTROL || m.c.ff_pending != 0:
 		m.transfer(e)
+	case m.c.stop == C.TM_STOP_PSW:
+		e.Kind, e.PC = KindFault, uint64(m.c.fault_pc)
+		e.Detail = fmt.Sprintf("specification exception: the PSW it loads has mask %#016x (64-bit addressing without 31-bit: EA set, BA clear), which the CPU refuses", uint64(m.c.fault_addr))
 	case m.c.stop == C.TM_STOP_INTR && m.c.fault_type != 0:
 		// s390x delivers an addressing exception as a program interruption
 		// after the invalid-memory hook has seen the access.

@@ -22,6 +22,7 @@ var s390Machine = &machineArch{
 		return ucCheck(C.tm_reg_write(m.c, C.int(m.Arch.Flags), C.uint64_t(regs.S390PSWMask64)))
 	},
 	decodeInterrupt: s390DecodeInterrupt,
+	guardCode:       s390GuardPSWLoads,
 	// PSW mask: flip the condition code (bits 44-45) only.
 	flagsXor:    3 << 44,
 	clobberCode: s390ClobberCode, jump: s390Jump,
@@ -48,4 +49,22 @@ func s390DecodeInterrupt(m *Machine, e *Error, intno int, pc uint64) bool {
 		e.Kind, e.Detail = KindInvalid, "program interruption (operation exception)"
 	}
 	return true
+}
+
+// s390GuardPSWLoads hooks every halfword of [lo, hi) that reads as an
+// LPSWE opcode (b2b2) with tm_psw_hook: a hook at an address that is not
+// an instruction start never runs, and the hook checks the opcode again.
+func s390GuardPSWLoads(m *Machine, lo, hi uint64) error {
+	code := make([]byte, hi-lo)
+	if err := m.ReadMem(lo, code); err != nil {
+		return err
+	}
+	for i := 0; i+4 <= len(code); i += 2 {
+		if code[i] == 0xb2 && code[i+1] == 0xb2 {
+			if err := ucCheck(C.tm_guard_psw(m.c, C.uint64_t(lo+uint64(i)))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

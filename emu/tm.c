@@ -609,6 +609,45 @@ static bool tm_mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 	return false;
 }
 
+// tm_psw_hook runs before an s390x LPSWE D(B) (opcode b2b2, S format):
+// a PSW mask with EA set and BA clear is a specification exception on the
+// CPU (Principles of Operation, "Program-Status Word": the EA/BA
+// combination 1/0 is invalid), which Unicorn 2.1.1 does not raise: its
+// translator asserts on that mode (target/s390x/translate.c
+// pc_to_link_info) and aborts the process. The run stops before the
+// instruction instead, as a fault with the mask.
+static void tm_psw_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
+	tm *m = user;
+	uint8_t b[4], w[8];
+	if (uc_mem_read(uc, addr, b, 4) != UC_ERR_OK || b[0] != 0xb2 || b[1] != 0xb2)
+		return;
+	int base = b[2] >> 4;
+	uint64_t ea = ((uint64_t)(b[2] & 0xf) << 8) | b[3];
+	if (base != 0) {
+		uint64_t r = 0;
+		uc_reg_read(uc, UC_S390X_REG_R0 + base, &r);
+		ea += r;
+	}
+	if (uc_mem_read(uc, ea, w, 8) != UC_ERR_OK)
+		return; // the access faults: Unicorn reports it
+	uint64_t mask = 0;
+	for (int i = 0; i < 8; i++)
+		mask = mask << 8 | w[i];
+	if (((mask >> 32) & 1) && !((mask >> 31) & 1)) {
+		m->stop = TM_STOP_PSW;
+		m->fault_addr = mask;
+		m->fault_pc = addr;
+		uc_reg_write(uc, m->reg_ids[m->pc_index], &addr); // leave the block before the instruction runs
+		uc_emu_stop(uc);
+	}
+}
+
+// tm_guard_psw hooks the instruction at addr with tm_psw_hook.
+uc_err tm_guard_psw(tm *m, uint64_t addr) {
+	uc_hook h;
+	return uc_hook_add(m->uc, &h, UC_HOOK_CODE, (void *)tm_psw_hook, m, addr, addr);
+}
+
 // tm_hooks adds the engine's hooks: the block hook everywhere, the host
 // hook on [stub_lo, host_hi) (the host stubs; the rest of the stub region
 // up to stub_hi holds the clobber routine, which runs hook-free).

@@ -19,6 +19,7 @@ enum {
 	TM_STOP_INTR = 2,   // interrupt / trap instruction
 	TM_STOP_GO = 3,     // a Go callback asked to stop (error or done)
 	TM_STOP_CONTROL = 4, // the guard saw a control transfer known wrong (tm_guard)
+	TM_STOP_PSW = 5,     // s390x lpswe of a PSW the CPU refuses (tm_guard_psw): fault_addr holds its mask
 };
 
 // Why the guard (tm_guard) stopped a run: tm.ff_reason.
@@ -227,6 +228,7 @@ uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
 void tm_guard(tm *m, int on, int part, uint64_t sp_max);
 void tm_call_limit(tm *m, uint64_t limit);
 uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi);
+uc_err tm_guard_psw(tm *m, uint64_t addr);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
 uc_err tm_read_regs(tm *m);

@@ -112,6 +112,14 @@ func TestEverySlotSaveDeleted(t *testing.T) {
 	t.Run("variants", func(t *testing.T) {
 		for _, a := range regs.Arches {
 			for _, v := range harness.VariantsOf(a, "") {
+				if v.Role == trampolines.Rethook {
+					// Not this rule's subject: arch_rethook_trampoline
+					// hands a whole pt_regs to its callback, which writes
+					// the ip slot (rethook_trampoline_handler) rather than
+					// reading the saves; its twins and costs are tested in
+					// TestVariantsInTheirPairing and variants.golden.
+					continue
+				}
 				a, v := a, v
 				key := a.Name + "/" + v.Name
 				t.Run(key, func(t *testing.T) {
