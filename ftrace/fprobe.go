@@ -170,33 +170,55 @@ func (m *Fprobes) ProbesAt(ip uint64) []*Fprobe { return slices.Clone(m.table[ip
 // (register_fprobe, kernel/trace/fprobe.c, v6.14+; lib/glob.c glob_match).
 // No match is -ENOENT.
 func (m *Fprobes) Register(fp *Fprobe, filter string) error {
+	ips, err := globIPs(m.syms, fp, filter)
+	if err != nil {
+		return err
+	}
+	return m.RegisterIPs(fp, ips)
+}
+
+// globIPs are the addresses of the traceable functions whose names match
+// the glob filter, what register_fprobe hands register_fprobe_ips in
+// both designs; no match is -ENOENT.
+func globIPs(syms map[string]uint64, fp *Fprobe, filter string) ([]uint64, error) {
 	var ips []uint64
-	for name, a := range m.syms {
+	for name, a := range syms {
 		if GlobMatch(filter, name) {
 			ips = append(ips, a)
 		}
 	}
 	if len(ips) == 0 {
-		return fmt.Errorf("register_fprobe(%s, %q): no traceable function matches: %w", fpName(fp), filter, ENOENT)
+		return nil, fmt.Errorf("register_fprobe(%s, %q): no traceable function matches: %w", fpName(fp), filter, ENOENT)
 	}
-	return m.RegisterIPs(fp, ips)
+	return ips, nil
 }
 
 // RegisterSyms attaches fp to the named functions (register_fprobe_syms,
 // kernel/trace/fprobe.c); an unknown name is -ENOENT.
 func (m *Fprobes) RegisterSyms(fp *Fprobe, names []string) error {
+	ips, err := symIPs(m.syms, fp, names)
+	if err != nil {
+		return err
+	}
+	return m.RegisterIPs(fp, ips)
+}
+
+// symIPs are the named functions' ftrace locations, what
+// register_fprobe_syms hands register_fprobe_ips in both designs
+// (get_ftrace_locations: an unknown name is -ENOENT).
+func symIPs(syms map[string]uint64, fp *Fprobe, names []string) ([]uint64, error) {
 	if fp == nil || len(names) == 0 {
-		return fmt.Errorf("register_fprobe_syms(%s): no symbols: %w", fpName(fp), EINVAL)
+		return nil, fmt.Errorf("register_fprobe_syms(%s): no symbols: %w", fpName(fp), EINVAL)
 	}
 	ips := make([]uint64, 0, len(names))
 	for _, n := range names {
-		a, ok := m.syms[n]
+		a, ok := syms[n]
 		if !ok {
-			return fmt.Errorf("register_fprobe_syms(%s): unknown symbol %q: %w", fpName(fp), n, ENOENT)
+			return nil, fmt.Errorf("register_fprobe_syms(%s): unknown symbol %q: %w", fpName(fp), n, ENOENT)
 		}
 		ips = append(ips, a)
 	}
-	return m.RegisterIPs(fp, ips)
+	return ips, nil
 }
 
 // RegisterIPs attaches fp to the given ftrace locations

@@ -141,14 +141,9 @@ func DefaultMaxactive(num, cpus int) int { return num * cpus * 2 }
 // filter hash's count. No match is -ENOENT here (the kernel's
 // ftrace_set_filter fails with -EINVAL for a glob matching nothing).
 func (m *RethookFprobes) Register(fp *Fprobe, filter string) error {
-	var ips []uint64
-	for name, a := range m.syms {
-		if GlobMatch(filter, name) {
-			ips = append(ips, a)
-		}
-	}
-	if len(ips) == 0 {
-		return fmt.Errorf("register_fprobe(%s, %q): no traceable function matches: %w", fpName(fp), filter, ENOENT)
+	ips, err := globIPs(m.syms, fp, filter)
+	if err != nil {
+		return err
 	}
 	return m.RegisterIPs(fp, ips)
 }
@@ -156,16 +151,9 @@ func (m *RethookFprobes) Register(fp *Fprobe, filter string) error {
 // RegisterSyms is register_fprobe_syms: the names' ftrace locations
 // (get_ftrace_locations: an unknown name is -ENOENT).
 func (m *RethookFprobes) RegisterSyms(fp *Fprobe, names []string) error {
-	if fp == nil || len(names) == 0 {
-		return fmt.Errorf("register_fprobe_syms(%s): no symbols: %w", fpName(fp), EINVAL)
-	}
-	ips := make([]uint64, 0, len(names))
-	for _, n := range names {
-		a, ok := m.syms[n]
-		if !ok {
-			return fmt.Errorf("register_fprobe_syms(%s): unknown symbol %q: %w", fpName(fp), n, ENOENT)
-		}
-		ips = append(ips, a)
+	ips, err := symIPs(m.syms, fp, names)
+	if err != nil {
+		return err
 	}
 	return m.RegisterIPs(fp, ips)
 }
