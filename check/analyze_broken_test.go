@@ -361,7 +361,7 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 			}
 			r := analyzeHand(t, s, b)
 			expectFindings(t, r, want{kind: Stack, reg: a.Regs[a.SP].Name,
-				message: fmt.Sprintf("sp not %d-byte aligned at the call to ftrace_ops_list_func (first seen: sp = %s)", align, hex(callSP)),
+				message:       fmt.Sprintf("sp not %d-byte aligned at the call to ftrace_ops_list_func (first seen: sp = %s)", align, hex(callSP)),
 				allowOthersOf: Backchain})
 			hc.Regs[a.SP] -= align - 4 // aligned again, lower
 			r = analyzeHand(t, s, b)
