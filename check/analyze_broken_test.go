@@ -482,6 +482,30 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 			expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(ws, want{kind: Control,
 				message: "arch_rethook_trampoline called " + harness.HostRethookCallback + " 0 times (first seen: only rethook_trampoline_handler knows the original return address)"})...)
 		})
+		run("a stack walk at the return", func(t *testing.T) {
+			inv, s := handExit(t, a)
+			fn := a.Memory.Text.Base + 0x100
+			inv.StackWalks = []harness.StackWalk{
+				{User: "bpf-ret", Func: fn, Got: []uint64{0x10, 0x20}, Want: []uint64{0x10, 0x30}, Err: "no ORC entry"},
+				{User: "same", Func: fn, Got: []uint64{0x10}, Want: []uint64{0x10}},
+				{User: "no truth", Func: fn, Got: []uint64{0x10}},
+			}
+			// Walks seen in runs of another role or interrupted runs are
+			// not the trampoline's.
+			other := handInvocation(t, a)
+			other.StackWalks = []harness.StackWalk{{User: "entry", Func: fn, Got: []uint64{1}, Want: []uint64{2}}}
+			irq, _ := handExit(t, a)
+			irq.Interrupted = true
+			irq.Interrupt.PC, irq.Interrupt.SP = a.Memory.Text.Base+0x804, irq.Before[a.SP]-16
+			irq.StackWalks = other.StackWalks
+			b := handBatch(inv)
+			b.Calls[0].Invocations = append(b.Calls[0].Invocations, other, irq)
+			expectFindings(t, analyzeHand(t, s, b), append(exitInfo(a, conv), want{kind: Unwind,
+				message: fmt.Sprintf("bpf-ret's stack walk at the return of %s is not the true chain (first seen: got [0x10 0x20], want [0x10 0x30]; the unwinder: no ORC entry)", hex(fn))})...)
+			inv.StackWalks[0].Err = ""
+			expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(exitInfo(a, conv), want{kind: Unwind,
+				message: fmt.Sprintf("bpf-ret's stack walk at the return of %s is not the true chain (first seen: got [0x10 0x20], want [0x10 0x30])", hex(fn))})...)
+		})
 		if len(conv.volatileInfo[trampolines.Exit]) > 0 {
 			run("exit changed a volatile register", func(t *testing.T) {
 				inv, s := handExit(t, a)
