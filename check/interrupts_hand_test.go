@@ -209,3 +209,15 @@ func TestExampleOf(t *testing.T) {
 		}
 	}
 }
+
+// TestUnvisitedNoteOfFour: four boundaries are all named, with no "and 0
+// more".
+func TestUnvisitedNoteOfFour(t *testing.T) {
+	z := &analyzer{t: harness.Tramp{}}
+	z.unvisited([]uint64{0x10, 0x14, 0x18, 0x1c}, "")
+	fs := z.col.findings()
+	want := "4 executed instruction boundaries of return_to_handler not interrupted: no interrupted run reached them (first seen: 0x10, 0x14, 0x18, 0x1c)"
+	if len(fs) != 1 || fs[0].Message != want {
+		t.Fatalf("got %q, want %q", findingTexts(fs), want)
+	}
+}
