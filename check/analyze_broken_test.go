@@ -294,6 +294,12 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 			if want := int(inv.Before[a.SP] - inv.Calls[0].Regs[a.SP]); r.Metrics.StackBytes != want {
 				t.Errorf("stack %d, want %d", r.Metrics.StackBytes, want)
 			}
+			// Nor a call into C 1 MiB below the entry sp.
+			inv.Accesses = nil
+			inv.Calls[0].Regs[a.SP] = inv.Before[a.SP] - 1<<20
+			if r := analyzeHand(t, s, b); r.Metrics.StackBytes != 0 {
+				t.Errorf("stack %d, want 0 for a call 1 MiB below", r.Metrics.StackBytes)
+			}
 		})
 		run("caller's stack changed, the kernel's writes apart", func(t *testing.T) {
 			inv, b, s := entry(t)
