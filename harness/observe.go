@@ -104,6 +104,12 @@ type Invocation struct {
 	// on exit, the original return address. HasLink says it is set.
 	WantLink uint64
 	HasLink  bool
+	// Pg (entry) says the traced function called the trampoline from
+	// gcc's -pg call site after its prologue (Tramp.Pg); Record is then
+	// the frame record its x29 pointed to at entry: {its caller's fp, its
+	// lr, the parent}.
+	Pg     bool
+	Record [2]uint64
 
 	// FullRegs records, per kprobe-style callback run, whether
 	// arch_ftrace_get_regs returned pt_regs (true) or NULL.
@@ -368,6 +374,15 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	if inv.Role == trampolines.Entry {
 		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
+		inv.Pg, inv.Record = false, [2]uint64{}
+		if h.Setup.Entry.Pg() {
+			// An ordinary call: the trampoline returns with the link
+			// register it was called with.
+			inv.Pg, inv.WantLink, inv.HasLink = true, inv.EntryRet, true
+			if b := h.M.Mem(inv.Before[a.FP], 16); b != nil {
+				inv.Record = [2]uint64{a.Word(b), a.Word(b[8:])}
+			}
+		}
 	}
 	h.inv = inv
 	h.invCall = h.callOf(ev.Tag)
