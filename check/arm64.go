@@ -64,15 +64,20 @@ func arm64Convention(a *regs.Arch) convention {
 		// the record above pt_regs) (arch/arm64/kernel/entry-ftrace.S and
 		// ftrace.c, v5.10). The ip comes from the written-back pc, so after
 		// a live patch it is the target's.
-		graphEntryArgs: func(inv *harness.Invocation, _ ftrace.PrepareABI) []argWant {
+		graphEntryArgs: func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant {
 			if inv.Pg {
+				ip, parent := 0, 1
+				if abi == ftrace.PrepareParentIPFP {
+					// v4.19: prepare_ftrace_return(parent, self_addr, fp)
+					ip, parent = 1, 0
+				}
 				// v4.19-v5.4 ftrace_graph_caller (entry-ftrace.S v5.0):
 				// self_addr = the bl (mcount_get_pc), parent = the
 				// traced function's saved-lr slot, [x29] + 8
 				// (mcount_get_lr_addr), frame_pointer = its saved x29,
 				// its caller's fp (mcount_get_parent_fp).
-				return []argWant{{0, "self_addr", inv.WantPC - uint64(a.McountInsnSize)},
-					{1, "parent", inv.Before[a.FP] + 8}, {2, "frame_pointer", inv.Record[0]}}
+				return []argWant{{ip, "self_addr", inv.WantPC - uint64(a.McountInsnSize)},
+					{parent, "parent", inv.Before[a.FP] + 8}, {2, "frame_pointer", inv.Record[0]}}
 			}
 			out := []argWant{{0, "self_addr", inv.WantPC - uint64(a.McountInsnSize)}, {2, "frame_pointer", inv.Before[a.FP]}}
 			for i := range inv.Calls {

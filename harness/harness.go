@@ -481,8 +481,12 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
+	abi := h.Setup.Entry.PrepareABI(h.Arch)
 	parent := m.Arg(1)
-	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), parent, m.Arg(2)})
+	if abi == ftrace.PrepareParentIPFP {
+		parent = m.Arg(0)
+	}
+	pc, err := h.K.PrepareFtraceReturn(abi, [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
 	if err != nil {
 		return err
 	}

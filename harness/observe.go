@@ -306,7 +306,7 @@ func (h *Harness) newInvocation() *Invocation {
 	h.free = h.free[:n-1]
 	inv.Role, inv.EnterPC, inv.Left, inv.LeavePC = "", 0, false, 0
 	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
-	inv.WantLink, inv.HasLink = 0, false
+	inv.WantLink, inv.HasLink, inv.Pg, inv.Record = 0, false, false, [2]uint64{}
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
 	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
@@ -374,7 +374,6 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	if inv.Role == trampolines.Entry {
 		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
-		inv.Pg, inv.Record = false, [2]uint64{}
 		if h.Setup.Entry.Pg() {
 			// An ordinary call: the trampoline returns with the link
 			// register it was called with.

@@ -131,6 +131,9 @@ func (t Tramp) PrepareABI(a *regs.Arch) ftrace.PrepareABI {
 	if t.Model != nil && t.Model.Model.Prepare != ftrace.PrepareUnknown {
 		return t.Model.Model.Prepare
 	}
+	if t.Variant != nil && t.Variant.PrepareParentFirst {
+		return ftrace.PrepareParentIPFP
+	}
 	if h, err := hooksOf(a); err == nil {
 		return h.prepareABI
 	}

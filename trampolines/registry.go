@@ -124,6 +124,11 @@ type Variant struct {
 	// ARCH_SUPPORTS_FTRACE_OPS): arm64 v4.19-v5.4, before
 	// -fpatchable-function-entry (arch/arm64/Makefile v5.5, 3b23e4991fb6).
 	Pg bool
+	// PrepareParentFirst marks a -pg entry variant whose
+	// ftrace_graph_caller calls prepare_ftrace_return(parent, self_addr,
+	// frame_pointer), arm64 up to v4.20 (ftrace.PrepareParentIPFP); the
+	// arch's registry default otherwise (harness).
+	PrepareParentFirst bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -161,6 +166,7 @@ var (
 	// The twins of arm64/mcount_v5.0.S.
 	arm64PgWrongParent = map[string]string{"TWIN_WRONG_PARENT": ""}
 	arm64PgWrongFP     = map[string]string{"TWIN_WRONG_FP": ""}
+	arm64PgV419        = map[string]string{"PREPARE_PARENT_FIRST": ""}
 )
 
 // Slots arch_rethook_trampoline's own code writes (the rest of pt_regs is
@@ -356,6 +362,9 @@ var Variants = []Variant{
 	// registers, the graph entry is ftrace_graph_caller.
 	{Name: "ftrace_caller-v5.0", Arch: "arm64", Role: Entry, Model: "v4.19-v5.4 (-pg, _mcount, ftrace_graph_caller)",
 		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+	{Name: "ftrace_caller-v4.19", Arch: "arm64", Role: Entry, Model: "v4.19-v4.20 (-pg, _mcount, prepare_ftrace_return(&lr, ip, fp))",
+		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgV419, Kernel: true, PrepareParentFirst: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v5.0-wrong-parent", Arch: "arm64", Role: Entry, Model: "twin: ftrace_graph_caller passes its own saved lr (x29 + 8) as parent",
 		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgWrongParent,

@@ -36,6 +36,12 @@
  *   parent, frame_pointer), which stores return_to_handler there; the
  *   traced function's epilogue loads it into x30; mcount_exit.
  *
+ * PREPARE_PARENT_FIRST builds v4.19's ftrace_graph_caller, which passes
+ * the same three values as (&lr, pc, fp): arch/arm64/kernel/ftrace.c v4.19
+ * void prepare_ftrace_return(unsigned long *parent, unsigned long
+ * self_addr, unsigned long frame_pointer); v5.0 flipped the first two
+ * ("arm64: ftrace: always pass instrumented pc in x0").
+ *
  * Twins (registry): WRONG_PARENT passes x29 + 8, ftrace_caller's own saved
  * lr, as parent; WRONG_FP passes [x29], the traced function's own frame
  * pointer, as frame_pointer.
@@ -68,6 +74,16 @@ SYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)
 SYM_CODE_END(ftrace_caller)
 
 SYM_CODE_START(ftrace_graph_caller)
+#ifdef PREPARE_PARENT_FIRST
+	/* v4.19: prepare_ftrace_return(&lr, pc, fp) ("mcount_get_lr_addr x0;
+	   mcount_get_pc x1; mcount_get_parent_fp x2") */
+	ldr	x0, [x29]
+	add	x0, x0, #8			/* &the traced function's saved lr */
+	ldr	x1, [x29, #8]
+	sub	x1, x1, #AARCH64_INSN_SIZE	/* self_addr */
+	ldr	x2, [x29]
+	ldr	x2, [x2]			/* its caller's fp */
+#else
 	ldr	x0, [x29, #8]			/* the bl + 4 */
 	sub	x0, x0, #AARCH64_INSN_SIZE	/* self_addr */
 #ifdef TWIN_WRONG_PARENT
@@ -79,6 +95,7 @@ SYM_CODE_START(ftrace_graph_caller)
 	ldr	x2, [x29]
 #ifndef TWIN_WRONG_FP
 	ldr	x2, [x2]			/* its caller's fp */
+#endif
 #endif
 	bl	prepare_ftrace_return
 	mcount_exit
