@@ -154,11 +154,11 @@ var (
 	// ftrace_graph_caller's first argument: &lr (v4.19) or the pc (v5.0)
 	arm64PrepParent = regexp.MustCompile(`\bmcount_get_lr_addr\s+x0\b`)
 	arm64PrepIP     = regexp.MustCompile(`\bmcount_get_pc\s+x0\b|\bldr\s+x0\s*,\s*\[x29\s*,\s*#8\]`)
-	arm64PtRegs    = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
-	arm64FregsRE   = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
-	arm64FgretRE   = regexp.MustCompile(`FGRET_REGS`)
-	arm64CallOpsRE = regexp.MustCompile(`CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS`)
-	arm64DirectRE  = regexp.MustCompile(`FTRACE_OPS_DIRECT_CALL|ftrace_stub_direct_tramp`)
+	arm64PtRegs     = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
+	arm64FregsRE    = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
+	arm64FgretRE    = regexp.MustCompile(`FGRET_REGS`)
+	arm64CallOpsRE  = regexp.MustCompile(`CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS`)
+	arm64DirectRE   = regexp.MustCompile(`FTRACE_OPS_DIRECT_CALL|ftrace_stub_direct_tramp`)
 )
 
 // arm64End matches the line that ends sym's code.
