@@ -368,11 +368,11 @@ var Variants = []Variant{
 		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v5.0-wrong-parent", Arch: "arm64", Role: Entry, Model: "twin: ftrace_graph_caller passes its own saved lr (x29 + 8) as parent",
 		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgWrongParent,
-		Bug: "prepare_ftrace_return hooks ftrace_caller's own return, not the traced function's", Pair: "rth-legacy",
+		Bug: "prepare_ftrace_return hooks ftrace_caller's own return, not the traced function's", NoReturn: true, Pair: "rth-legacy",
 		Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v5.0-wrong-fp", Arch: "arm64", Role: Entry, Model: "twin: ftrace_graph_caller passes the traced function's fp, not its caller's",
 		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgWrongFP,
-		Bug: "frame_pointer is the traced function's: return_to_handler's x29 does not match it (FP test)", Pair: "rth-legacy",
+		Bug: "frame_pointer is the traced function's: return_to_handler's x29 does not match it (FP test)", NoReturn: true, Pair: "rth-legacy",
 		Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 
 	// ---- arm64 exit ----
