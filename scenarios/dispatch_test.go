@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +91,74 @@ func TestDispatchDifferences(t *testing.T) {
 			if o.Counters["lru_n_entry_frames"] != frames || o.Counters["lru_draft_reuse_went_wrong"] != wrong {
 				t.Errorf("%s %s: lru frames at N's entry %d, went wrong %d; want %d, %d", a.Name, d,
 					o.Counters["lru_n_entry_frames"], o.Counters["lru_draft_reuse_went_wrong"], frames, wrong)
+			}
+		}
+	}
+}
+
+// TestDispatchSameCalls: every dispatch form gives each graph user the same
+// entry and return callbacks (function and depth, in order) for the frames
+// it accepted, on every arch, through the real trampolines: a user on one
+// function in slot 0, one on every function, one on a recursive function,
+// and one on two functions that refuses every other entry.
+func TestDispatchSameCalls(t *testing.T) {
+	for _, a := range regs.Arches {
+		var want map[string][]string
+		for _, d := range ftrace.GraphDispatches {
+			r := &runCtx{name: "same-calls", out: &Outcome{Counters: map[string]int64{}}, a: a, hdr: ftrace.HeaderMerged,
+				design: ftrace.DesignFgraph, dispatch: d}
+			e, err := r.env(ftrace.HeaderMerged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			user := func(name, filter string, refuseOdd bool) *ftrace.GraphOps {
+				wants := func(ip uint64) bool { return filter == "*" || ftrace.GlobMatch(filter, e.nameOf(ip)) }
+				n := 0
+				o := &ftrace.GraphOps{Name: name,
+					EntryFunc: func(_ *ftrace.Graph, tr *ftrace.GraphEnt, _ *ftrace.GraphOps, _ *regs.Frame) bool {
+						if n++; refuseOdd && n%2 == 1 {
+							got[name] = append(got[name], fmt.Sprintf("refused %s %d", e.nameOf(tr.Func), tr.Depth))
+							return false
+						}
+						got[name] = append(got[name], fmt.Sprintf("entry %s %d", e.nameOf(tr.Func), tr.Depth))
+						return true
+					},
+					RetFunc: func(_ *ftrace.Graph, tr *ftrace.GraphRet, _ *ftrace.GraphOps, _ *regs.Frame) {
+						if wants(tr.Func) { // slot 0's BIT(0) returns of others' frames left out
+							got[name] = append(got[name], fmt.Sprintf("return %s %d", e.nameOf(tr.Func), tr.Depth))
+						}
+					}}
+				if filter != "*" {
+					o.Filter = wants
+				}
+				return o
+			}
+			for _, u := range []*ftrace.GraphOps{user("u0", "add", false), user("u1", "*", false), user("u2", "fib", false), user("u3", "s*", true)} {
+				if err := e.g.Register(u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, w := range []string{"add", "six", "fib", "add", "six", "tail", "callee_saved", "six"} {
+				if _, err := e.call(w); err != nil {
+					t.Fatalf("%s %s: %v", a.Name, d, err)
+				}
+			}
+			if len(r.out.Findings) > 0 {
+				t.Fatalf("%s %s: %v", a.Name, d, r.out.Findings)
+			}
+			r.close()
+			if len(got["u1"]) == 0 || len(got["u2"]) == 0 || len(got["u3"]) == 0 {
+				t.Fatalf("%s %s: a user saw nothing: %v", a.Name, d, got)
+			}
+			if d == ftrace.DispatchMerged {
+				want = got
+				continue
+			}
+			for name, seq := range want {
+				if !slices.Equal(got[name], seq) {
+					t.Errorf("%s %s: %s saw\n%v\nmerged gave it\n%v", a.Name, d, name, got[name], seq)
+				}
 			}
 		}
 	}
