@@ -11,7 +11,9 @@ import (
 	"trampemu/check"
 	"trampemu/emu"
 	"trampemu/ftrace"
+	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // CompareConfig is what the fprobe comparison runs.
@@ -87,10 +89,20 @@ type DesignRow struct {
 // ModeRow is one fgraph dispatch cell: N graph users on one function.
 type ModeRow struct {
 	Arch string `json:"arch"`
-	// Mode is "merged" (v6.11+: one graph_ops, a lone user called
-	// directly, several looped over with each filter tested).
-	Mode        string    `json:"mode"`
-	Users       int       `json:"users"`
+	// Mode is the dispatch form (ftrace.GraphDispatch): "merged" (v6.11+:
+	// one graph_ops, a lone user called directly, several looped over with
+	// each filter tested), "per-ops-draft" (the v5-v9 drafts with
+	// WITH_ARGS: each user's own ftrace_ops, function_graph_enter_ops) or
+	// "loop" (the drafts without WITH_ARGS: ftrace_graph_caller ->
+	// function_graph_enter testing every user's hash, on the arch's
+	// ftrace_graph_caller pairing). OpsVisited counts ftrace_ops the
+	// dispatch visited (the loop's fgraph_ops are not ftrace_ops: 0),
+	// HashLookups every filter-hash test (ftrace's list function's and
+	// fgraph's own).
+	Mode  string `json:"mode"`
+	Users int    `json:"users"`
+	// Pairing names the entry and exit variants the row ran.
+	Pairing     string    `json:"pairing"`
 	OpsVisited  float64   `json:"ops_visited"`
 	HashLookups float64   `json:"hash_lookups"`
 	ShadowWords float64   `json:"shadow_words"`
@@ -150,12 +162,21 @@ func CompareFprobe(cfg CompareConfig) (Comparison, error) {
 				}
 			}
 		}
-		for u := 1; u <= cfg.MaxUsers; u++ {
-			row, err := compareMode(a, u, cfg)
+		for _, d := range ftrace.GraphDispatches {
+			pairing, err := dispatchPairing(a, d)
 			if err != nil {
-				return out, fmt.Errorf("fgraph dispatch %s, %d users: %w", a.Name, u, err)
+				return out, err
 			}
-			out.FgraphModes = append(out.FgraphModes, row)
+			if pairing == nil {
+				continue // no ftrace_graph_caller entry on the arch: no loop rows
+			}
+			for u := 1; u <= cfg.MaxUsers; u++ {
+				row, err := compareMode(a, d, pairing, u, cfg)
+				if err != nil {
+					return out, fmt.Errorf("fgraph dispatch %s %s, %d users: %w", a.Name, d, u, err)
+				}
+				out.FgraphModes = append(out.FgraphModes, row)
+			}
 		}
 	}
 	return out, nil
@@ -168,8 +189,14 @@ type costMachine struct {
 }
 
 func newCostMachine(a *regs.Arch, d ftrace.FprobeDesign) (*costMachine, error) {
+	return newDispatchMachine(a, d, ftrace.DispatchMerged, nil)
+}
+
+// newDispatchMachine is newCostMachine with the fgraph dispatch form and,
+// when not nil, the pairing to run.
+func newDispatchMachine(a *regs.Arch, d ftrace.FprobeDesign, dispatch ftrace.GraphDispatch, pairing *[2]harness.Tramp) (*costMachine, error) {
 	out := &Outcome{Counters: map[string]int64{}}
-	r := &runCtx{name: "compare", out: out, a: a, hdr: ftrace.HeaderMerged, design: d}
+	r := &runCtx{name: "compare", out: out, a: a, hdr: ftrace.HeaderMerged, design: d, dispatch: dispatch, pairing: pairing}
 	e, err := r.env(ftrace.HeaderMerged)
 	if err != nil {
 		r.close()
@@ -343,11 +370,43 @@ func designMemory(d ftrace.FprobeDesign, fps []*ftrace.Fprobe, cfg CompareConfig
 	return b
 }
 
+// dispatchPairing is the trampolines a dispatch form's rows run: the
+// arch's current pairing (DYNAMIC_FTRACE_WITH_ARGS: ftrace_graph_func as an
+// ftrace_ops) for the merged form and the per-ops draft; for the drafts'
+// loop the path a kernel without WITH_ARGS has, the patched branch into
+// ftrace_graph_caller -> prepare_ftrace_return -> function_graph_enter: the
+// arch's first kernel entry variant with that graph path and its pair. nil
+// (no error) when the arch has no such entry.
+func dispatchPairing(a *regs.Arch, d ftrace.GraphDispatch) (*[2]harness.Tramp, error) {
+	if d != ftrace.DispatchLoop {
+		entry, exit, err := designPairing(a, ftrace.DesignFgraph)
+		if err != nil {
+			return nil, err
+		}
+		return &[2]harness.Tramp{entry, exit}, nil
+	}
+	for _, v := range harness.VariantsOf(a, trampolines.Entry) {
+		if !v.Kernel || v.Graph != trampolines.GraphViaCaller {
+			continue
+		}
+		entry, err := harness.FromVariant(v)
+		if err != nil {
+			return nil, err
+		}
+		exit, err := harness.Pair(a, entry)
+		if err != nil {
+			return nil, err
+		}
+		return &[2]harness.Tramp{entry, exit}, nil
+	}
+	return nil, nil
+}
+
 // compareMode runs users plain graph users (entry and return callbacks)
-// filtered on add through the merged fgraph (v6.11+).
-func compareMode(a *regs.Arch, users int, cfg CompareConfig) (ModeRow, error) {
-	row := ModeRow{Arch: a.Name, Mode: "merged", Users: users}
-	c, err := newCostMachine(a, ftrace.DesignFgraph)
+// filtered on add through the fgraph dispatch form d on the pairing.
+func compareMode(a *regs.Arch, d ftrace.GraphDispatch, pairing *[2]harness.Tramp, users int, cfg CompareConfig) (ModeRow, error) {
+	row := ModeRow{Arch: a.Name, Mode: d.String(), Users: users, Pairing: pairing[0].Name + " + " + pairing[1].Name}
+	c, err := newDispatchMachine(a, ftrace.DesignFgraph, d, pairing)
 	if err != nil {
 		return row, err
 	}

@@ -30,7 +30,10 @@ type runCtx struct {
 	// dispatch is the fgraph dispatch form of the run's machines
 	// (RunDispatch).
 	dispatch ftrace.GraphDispatch
-	envs     []*env
+	// pairing, when set, is the entry and exit trampoline of the run's
+	// machines instead of the design's (designPairing).
+	pairing *[2]harness.Tramp
+	envs    []*env
 	// watch, when set, sees each new machine (Scenario.RunWatched).
 	watch func(h *harness.Harness)
 }
@@ -130,7 +133,13 @@ func Symbols(h *harness.Harness) map[string]uint64 {
 
 // env builds a machine for this run with fprobe header hdr.
 func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
-	h, err := newMachine(r.a, r.design, r.dispatch)
+	var h *harness.Harness
+	var err error
+	if r.pairing != nil {
+		h, err = newMachineWith(r.a, r.design, r.dispatch, r.pairing[0], r.pairing[1])
+	} else {
+		h, err = newMachine(r.a, r.design, r.dispatch)
+	}
 	if err != nil {
 		return nil, setupError{err}
 	}
