@@ -80,17 +80,56 @@ func FprobeSection(w io.Writer, c scenarios.Comparison) error {
 			num(r.NMissed), bytesText(r.MemoryBytes))
 	}
 	if len(c.FgraphModes) > 0 {
-		b.WriteString("\nfgraph dispatch, merged (v6.11+), N graph users on one function, per traced call:\n\n")
-		b.WriteString("| arch | mode | users | ops visited | filter lookups | shadow words | entry insns | exit insns |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("\nfgraph dispatch, N graph users on one function, per traced call: merged (v6.11+: one graph_ops, a lone user called directly, several looped over with each filter tested) against the v5-v9 drafts as an experiment: per-ops-draft (with WITH_ARGS each user's own ftrace_ops, so ftrace's list function tests every user's hash, and function_graph_enter_ops per user, the later ones reusing the first one's frame) and loop (without WITH_ARGS the arch's ftrace_graph_caller -> function_graph_enter testing every user's hash, run on the arch's ftrace_graph_caller pairing). Ops visited are ftrace_ops; filter lookups count every hash test.\n\n")
+		b.WriteString("| arch | mode | users | ops visited | filter lookups | shadow words | entry insns | exit insns | trampolines |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, m := range c.FgraphModes {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", m.Arch, m.Mode, m.Users, num(m.OpsVisited), num(m.HashLookups),
-				num(m.ShadowWords), num(m.Entry.Instructions), num(m.Exit.Instructions))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", m.Arch, m.Mode, m.Users, num(m.OpsVisited), num(m.HashLookups),
+				num(m.ShadowWords), num(m.Entry.Instructions), num(m.Exit.Instructions), m.Pairing)
 		}
+		for _, a := range archesOfCmp(c) {
+			if s := DispatchAnswer(c, a); s != "" {
+				fmt.Fprintf(&b, "\n- %s", s)
+			}
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\nThe chart (fprobe-question-<arch>) plots the entry+exit cells on one function; a cell where every call counted nmissed (fgraph with more exit probes on one function than one 32-word reservation holds) did no work and is left out of it.\n")
+	b.WriteString("\nThe chart (fprobe-question-<arch>) plots the entry+exit cells on one function; a cell where every call counted nmissed (fgraph with more exit probes on one function than one 32-word reservation holds) did no work and is left out of it. The chart fgraph-dispatch-<arch> plots each dispatch form's ops visited + filter lookups and shadow-stack words against the number of graph users.\n")
 	b.WriteString("\nNative ns per traced return of the two return paths: not measured (the native runner has no stand-in for `arch_rethook_trampoline_callback`).\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// DispatchAnswer is the dispatch forms' sentence for an arch: one and
+// sixteen graph users on one function ("" when the rows are missing).
+func DispatchAnswer(c scenarios.Comparison, arch string) string {
+	row := func(mode string, users int) (scenarios.ModeRow, bool) {
+		for _, m := range c.FgraphModes {
+			if m.Arch == arch && m.Mode == mode && m.Users == users {
+				return m, true
+			}
+		}
+		return scenarios.ModeRow{}, false
+	}
+	hi := 0
+	for _, m := range c.FgraphModes {
+		if m.Arch == arch {
+			hi = max(hi, m.Users)
+		}
+	}
+	var parts []string
+	for _, mode := range []string{"merged", "per-ops-draft", "loop"} {
+		one, ok1 := row(mode, 1)
+		many, ok2 := row(mode, hi)
+		if !ok1 || !ok2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s ops + %s lookups, %s words for 1 user and %s ops + %s lookups, %s words for %d",
+			mode, num(one.OpsVisited), num(one.HashLookups), num(one.ShadowWords), num(many.OpsVisited), num(many.HashLookups), num(many.ShadowWords), hi))
+	}
+	if len(parts) == 0 || hi < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%s, fgraph dispatch per traced call: %s.", arch, strings.Join(parts, "; "))
 }
 
 func archesOfCmp(c scenarios.Comparison) []string {
@@ -165,6 +204,70 @@ func FprobeCharts(dir string, c scenarios.Comparison) ([]Chart, error) {
 			ch.Files = append(ch.Files, path)
 		}
 		out = append(out, ch)
+		if dc, ok, err := dispatchChart(dir, c, a); err != nil {
+			return out, err
+		} else if ok {
+			out = append(out, dc)
+		}
 	}
 	return out, nil
+}
+
+// DispatchChartName is the dispatch chart's file name prefix ("-<arch>"
+// follows).
+const DispatchChartName = "fgraph-dispatch"
+
+// dispatchChart draws an arch's fgraph dispatch rows: per form, ops
+// visited + filter lookups and shadow-stack words per traced call against
+// the number of graph users (false: the arch has no rows).
+func dispatchChart(dir string, c scenarios.Comparison, a string) (Chart, bool, error) {
+	p := plot.New()
+	p.Title.Text = a + ": fgraph dispatch per traced call, N graph users on one function"
+	p.X.Label.Text = "graph users"
+	p.Y.Label.Text = "per traced call"
+	i, any := 0, false
+	for _, mode := range []string{"merged", "per-ops-draft", "loop"} {
+		for _, s := range []struct {
+			label string
+			val   func(scenarios.ModeRow) float64
+		}{
+			{"ops visited + lookups", func(m scenarios.ModeRow) float64 { return m.OpsVisited + m.HashLookups }},
+			{"shadow-stack words", func(m scenarios.ModeRow) float64 { return m.ShadowWords }},
+		} {
+			var xy plotter.XYs
+			for _, m := range c.FgraphModes {
+				if m.Arch == a && m.Mode == mode {
+					xy = append(xy, plotter.XY{X: float64(m.Users), Y: s.val(m)})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			l, pts, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return Chart{}, false, err
+			}
+			l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+			l.Dashes = plotutil.Dashes(i)
+			pts.Shape = plotutil.Shape(i)
+			p.Add(l, pts)
+			p.Legend.Add(mode+": "+s.label, l, pts)
+			i++
+			any = true
+		}
+	}
+	if !any {
+		return Chart{}, false, nil
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	ch := Chart{Name: DispatchChartName + "-" + a, Title: p.Title.Text}
+	for _, f := range ChartFormats {
+		path := filepath.Join(dir, ch.Name+"."+f)
+		if err := p.Save(7*vg.Inch, 5*vg.Inch, path); err != nil {
+			return ch, false, fmt.Errorf("chart %s: %w", path, err)
+		}
+		ch.Files = append(ch.Files, path)
+	}
+	return ch, true, nil
 }
