@@ -230,6 +230,40 @@ func (s *Stats) Comparison(a, b string, m Mode) (Comparison, bool) {
 	return Comparison{}, false
 }
 
+// ReturnCost is a pairing's ns per traced return: per round the graph-mode
+// sample minus the function-mode sample of the same child (taken moments
+// apart: the return-address swap of the stand-in and the whole return
+// path, exit trampoline and stand-in), per generation the median, per
+// block the median of its generations', and over the blocks benchmath's
+// median with its 95% interval.
+type ReturnCost struct {
+	Pairing string   `json:"pairing"`
+	Ns      float64  `json:"ns"`
+	CI95    Interval `json:"ci95"`
+	Blocks  int      `json:"blocks"`
+}
+
+// ReturnCost returns a timed pairing's ns per traced return.
+func (s *Stats) ReturnCost(name string) (ReturnCost, bool) {
+	i, ok := s.in.index[name]
+	if !ok {
+		return ReturnCost{}, false
+	}
+	fn, gr := slices.Index(Modes, Function), slices.Index(Modes, Graph)
+	per := make([]float64, len(s.raw))
+	for g, gen := range s.raw {
+		f, x := gen[i][fn], gen[i][gr]
+		d := make([]float64, min(len(f), len(x)))
+		for r := range d {
+			d[r] = x[r] - f[r]
+		}
+		per[g] = summary(d).Center
+	}
+	bv := s.blockValues(per)
+	sum := summary(bv)
+	return ReturnCost{Pairing: name, Ns: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Blocks: len(bv)}, true
+}
+
 // Run times the pairings (see Config).
 func Run(cfg Config) (*Stats, error) {
 	if len(cfg.Jobs) == 0 {
