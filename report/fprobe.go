@@ -6,12 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"trampemu/ftrace"
+	"trampemu/native"
+	"trampemu/regs"
 	"trampemu/scenarios"
 )
 
@@ -40,9 +44,112 @@ func FprobeAnswer(c scenarios.Comparison, arch string) string {
 				num(rh8.CSide.OpsVisited), num(rh8.CSide.HashLookups), num(rh8.CSide.PoolOps), num(fg8.CSide.HashLookups), num(fg8.CSide.ShadowWords))
 		}
 	}
-	s += fmt.Sprintf("; memory: %s per probe in rethook pools for %d CPUs against %s of shadow stacks for %d tasks.",
+	s += fmt.Sprintf("; memory: %s per probe in rethook pools for %d CPUs against %s of shadow stacks for %d tasks",
 		bytesText(rh.MemoryBytes), c.CPUs, bytesText(fg.MemoryBytes), c.Tasks)
+	if rh.NativeNs != nil && fg.NativeNs != nil {
+		s += fmt.Sprintf("; on the host CPU a traced return costs %s ns [%s, %s] on rethook and %s ns [%s, %s] on fgraph",
+			ns2(*rh.NativeNs), ns2(rh.CI95[0]), ns2(rh.CI95[1]), ns2(*fg.NativeNs), ns2(fg.CI95[0]), ns2(fg.CI95[1]))
+		if d := c.NativeDiff; d != nil {
+			verdict := "no significant difference"
+			if d.Significant {
+				verdict = "significant"
+			}
+			s += fmt.Sprintf(" (rethook minus fgraph under one entry %+.2f ns [%+.2f, %+.2f], %s)", d.DiffNs, d.CI95[0], d.CI95[1], verdict)
+		}
+	}
+	return s + "."
+}
+
+func ns2(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+// NativeFprobeText is the section's paragraph on the native timing of the
+// two return paths (or why it did not run).
+func NativeFprobeText(c scenarios.Comparison) string {
+	if len(c.NativeReturns) == 0 {
+		note := c.NativeNote
+		if note == "" {
+			note = "not run (trampemu fprobe --native DURATION, or make report on an x86-64 host)"
+		}
+		return "Native ns per traced return of the two return paths: " + note + "."
+	}
+	var parts []string
+	for _, r := range c.NativeReturns {
+		parts = append(parts, fmt.Sprintf("%s %s (%s) %s ns [%s, %s]", r.Arch, r.Design, r.Pairing, ns2(r.Ns), ns2(r.CI95[0]), ns2(r.CI95[1])))
+	}
+	s := "Native ns per traced return (host CPU; per round the graph-user sample minus the function-tracer sample of the same child process, so the stand-in's return-address swap and the whole return path; medians over blocks of generations with benchmath's 95% interval). The kernel functions are the same minimal assembly stand-ins for both paths (`trampolines/native/x86_64.S`): `ftrace_return_to_handler` counts the return and pops the real return address off a plain array; `arch_rethook_trampoline_callback` does the same count and pop and then the two stores the x86-64 trampoline relies on (the address over the fake return address, flags into the ss slot); neither runs a handler, a node pool or the shadow-stack meta words: " + strings.Join(parts, "; ") + "."
+	if d := c.NativeDiff; d != nil {
+		s += fmt.Sprintf(" Under one entry (%s against %s, graph mode, paired per round): %+.2f ns [%+.2f, %+.2f], p %.3g (Wilcoxon signed-rank).", d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], d.P)
+	}
 	return s
+}
+
+// nativeArch is the arch of regs.Arches the host CPU runs (nil: none).
+func nativeArch() *regs.Arch {
+	for _, a := range regs.Arches {
+		if native.Covers(a) {
+			return a
+		}
+	}
+	return nil
+}
+
+// FprobeNativeConfig is a native run of the fprobe question alone: the
+// pairing each design's rows run on the native arch, and the two return
+// paths under one entry compared (native.RethookBase, RethookPairing),
+// for the budget.
+func FprobeNativeConfig(budget time.Duration) (native.Config, error) {
+	cfg := native.Config{CPU: -1, Budget: budget, Compare: [][2]string{{native.RethookBase, native.RethookPairing}}}
+	a := nativeArch()
+	if a == nil {
+		return cfg, fmt.Errorf("no arch of this build runs on the host CPU")
+	}
+	names := []string{native.RethookBase, native.RethookPairing}
+	for _, d := range ftrace.FprobeDesigns {
+		n, err := scenarios.DesignPairingName(a, d)
+		if err != nil {
+			return cfg, err
+		}
+		names = append(names, n)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Jobs = append(cfg.Jobs, j)
+	}
+	return cfg, nil
+}
+
+// AttachNativeFprobe fills c's native numbers from a run that timed the
+// designs' pairings (FprobeNativeConfig, or the report's
+// native.ReportConfig): each design's ns per traced return on its
+// one-probe cell, and the two return paths' difference under one entry.
+func AttachNativeFprobe(c *scenarios.Comparison, st *native.Stats) error {
+	a := nativeArch()
+	if a == nil || st == nil {
+		return fmt.Errorf("no native run to attach")
+	}
+	for _, d := range ftrace.FprobeDesigns {
+		n, err := scenarios.DesignPairingName(a, d)
+		if err != nil {
+			return err
+		}
+		rc, ok := st.ReturnCost(n)
+		if !ok {
+			return fmt.Errorf("the native run did not time %s (the %s design's pairing)", n, d)
+		}
+		c.AttachNative(scenarios.NativeReturn{Arch: a.Name, Design: d.String(), Pairing: n, Ns: rc.Ns, CI95: rc.CI95})
+	}
+	if cmp, ok := st.Comparison(native.RethookBase, native.RethookPairing, native.Graph); ok {
+		c.NativeDiff = &scenarios.NativeDiff{A: cmp.A, B: cmp.B, DiffNs: cmp.DiffNs, CI95: cmp.CI95, P: cmp.P, Significant: cmp.Significant}
+	}
+	return nil
 }
 
 func bytesText(b int64) string {
@@ -94,7 +201,7 @@ func FprobeSection(w io.Writer, c scenarios.Comparison) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nThe chart (fprobe-question-<arch>) plots the entry+exit cells on one function; a cell where every call counted nmissed (fgraph with more exit probes on one function than one 32-word reservation holds) did no work and is left out of it. The chart fgraph-dispatch-<arch> plots each dispatch form's ops visited + filter lookups and shadow-stack words against the number of graph users.\n")
-	b.WriteString("\nNative ns per traced return of the two return paths: not measured (the native runner has no stand-in for `arch_rethook_trampoline_callback`).\n")
+	b.WriteString("\n" + NativeFprobeText(c) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

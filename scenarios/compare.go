@@ -80,10 +80,61 @@ type DesignRow struct {
 	// NMissed is the probes' nmissed per traced call (fgraph's 32-word
 	// reservation cannot hold more than 31 exit probes on one function).
 	NMissed float64 `json:"nmissed"`
-	// NativeNs and CI95 are the native time per traced return and its 95%
-	// interval (not measured: null).
-	NativeNs *float64 `json:"native_ns"`
-	CI95     *float64 `json:"ci95"`
+	// NativeNs and CI95 are the native ns per traced return of the
+	// design's pairing on the host CPU and its 95% interval [lo, hi]
+	// (AttachNative: the one-probe entry+exit cell on one function of the
+	// native arch; null where not measured).
+	NativeNs *float64    `json:"native_ns"`
+	CI95     *[2]float64 `json:"ci95"`
+}
+
+// NativeReturn is one return path timed on the host CPU (package native's
+// ReturnCost): ns per traced return of a pairing with its 95% interval.
+type NativeReturn struct {
+	Arch    string     `json:"arch"`
+	Design  string     `json:"design"`
+	Pairing string     `json:"pairing"`
+	Ns      float64    `json:"ns"`
+	CI95    [2]float64 `json:"ci95"`
+}
+
+// NativeDiff is B minus A in graph mode on the host CPU, the two return
+// paths under one entry, with its 95% interval and the signed-rank p.
+type NativeDiff struct {
+	A           string     `json:"a"`
+	B           string     `json:"b"`
+	DiffNs      float64    `json:"diff_ns"`
+	CI95        [2]float64 `json:"ci95"`
+	P           float64    `json:"p"`
+	Significant bool       `json:"significant"`
+}
+
+// DesignPairingName is the pairing ("entry+exit", variant names) a
+// design's rows run on arch a: the one to time natively for them.
+func DesignPairingName(a *regs.Arch, d ftrace.FprobeDesign) (string, error) {
+	entry, exit, err := designPairing(a, d)
+	if err != nil {
+		return "", err
+	}
+	return entry.Name + "+" + exit.Name, nil
+}
+
+// AttachNative records a design's native return cost on arch: in
+// NativeReturns, and as native_ns and ci95 of its one-probe entry+exit
+// cell on one function without data (the work the native stand-ins do: one
+// hooked return). It reports whether that cell exists.
+func (c *Comparison) AttachNative(r NativeReturn) bool {
+	c.NativeReturns = append(c.NativeReturns, r)
+	found := false
+	for i := range c.FprobeDesigns {
+		row := &c.FprobeDesigns[i]
+		if row.Arch == r.Arch && row.Design == r.Design && row.Probes == 1 && row.Functions == "one" && row.Exit && row.DataBytes == 0 {
+			ns, ci := r.Ns, r.CI95
+			row.NativeNs, row.CI95 = &ns, &ci
+			found = true
+		}
+	}
+	return found
 }
 
 // ModeRow is one fgraph dispatch cell: N graph users on one function.
@@ -116,6 +167,12 @@ type Comparison struct {
 	Tasks         int         `json:"tasks"`
 	FprobeDesigns []DesignRow `json:"fprobe_designs"`
 	FgraphModes   []ModeRow   `json:"fgraph_modes"`
+	// NativeReturns and NativeDiff are the host CPU's timing of the two
+	// return paths (AttachNative; absent when not run), NativeNote why
+	// they are absent.
+	NativeReturns []NativeReturn `json:"native_returns,omitempty"`
+	NativeDiff    *NativeDiff    `json:"native_diff,omitempty"`
+	NativeNote    string         `json:"native_note,omitempty"`
 }
 
 // CompareFprobe runs every cell of cfg through the trampolines and the Go
