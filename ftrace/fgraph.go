@@ -156,7 +156,7 @@ type Graph struct {
 	// userOps registers (add) or unregisters a user's own ftrace_ops
 	// (DispatchPerOpsDraft: register_ftrace_graph's ftrace_startup(&gops->ops)).
 	userOps func(o *GraphOps, add bool) error
-	fpTest   bool // HAVE_FUNCTION_GRAPH_FP_TEST: the fp word and its test
+	fpTest  bool // HAVE_FUNCTION_GRAPH_FP_TEST: the fp word and its test
 
 	array  [ArraySize]*GraphOps // fgraph_array; nil = fgraph_stub
 	lru    []int                // free indices, oldest released first
