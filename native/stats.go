@@ -249,17 +249,7 @@ func (s *Stats) ReturnCost(name string) (ReturnCost, bool) {
 	if !ok {
 		return ReturnCost{}, false
 	}
-	fn, gr := slices.Index(Modes, Function), slices.Index(Modes, Graph)
-	per := make([]float64, len(s.raw))
-	for g, gen := range s.raw {
-		f, x := gen[i][fn], gen[i][gr]
-		d := make([]float64, min(len(f), len(x)))
-		for r := range d {
-			d[r] = x[r] - f[r]
-		}
-		per[g] = summary(d).Center
-	}
-	bv := s.blockValues(per)
+	bv := s.blockValues(s.roundDiffs(i, slices.Index(Modes, Function), i, slices.Index(Modes, Graph)))
 	sum := summary(bv)
 	return ReturnCost{Pairing: name, Ns: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Blocks: len(bv)}, true
 }
@@ -565,10 +555,14 @@ func rangeOf(xs []float64) Interval {
 
 // genDiffs is per generation the median of the per-round differences
 // B - A of instances ia and ib in mode m.
-func (st *Stats) genDiffs(ia, ib, m int) []float64 {
+func (st *Stats) genDiffs(ia, ib, m int) []float64 { return st.roundDiffs(ia, m, ib, m) }
+
+// roundDiffs is per generation the median of the per-round differences of
+// instance ib in mode mb minus instance ia in mode ma.
+func (st *Stats) roundDiffs(ia, ma, ib, mb int) []float64 {
 	diffs := make([]float64, len(st.raw))
 	for g, gen := range st.raw {
-		a, b := gen[ia][m], gen[ib][m]
+		a, b := gen[ia][ma], gen[ib][mb]
 		d := make([]float64, min(len(a), len(b)))
 		for r := range d {
 			d[r] = b[r] - a[r]

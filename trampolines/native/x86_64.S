@@ -90,6 +90,8 @@ SYM_FUNC_START(ftrace_return_to_handler)
 	RET
 SYM_FUNC_END(ftrace_return_to_handler)
 
+/* The first five instructions are ftrace_return_to_handler's, on purpose:
+   the same work for both return paths (no call, which would add some). */
 SYM_FUNC_START(arch_rethook_trampoline_callback)
 	incq	native_returns(%rip)
 	movq	native_shadow_top(%rip), %rax
