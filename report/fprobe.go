@@ -47,14 +47,10 @@ func FprobeAnswer(c scenarios.Comparison, arch string) string {
 	s += fmt.Sprintf("; memory: %s per probe in rethook pools for %d CPUs against %s of shadow stacks for %d tasks",
 		bytesText(rh.MemoryBytes), c.CPUs, bytesText(fg.MemoryBytes), c.Tasks)
 	if rh.NativeNs != nil && fg.NativeNs != nil {
-		s += fmt.Sprintf("; on the host CPU a traced return costs %s ns [%s, %s] on rethook and %s ns [%s, %s] on fgraph",
+		s += fmt.Sprintf("; on the host CPU, with the same stand-ins for both C callbacks, a traced return costs %s ns [%s, %s] on rethook and %s ns [%s, %s] on fgraph after each design's entry",
 			ns2(*rh.NativeNs), ns2(rh.CI95[0]), ns2(rh.CI95[1]), ns2(*fg.NativeNs), ns2(fg.CI95[0]), ns2(fg.CI95[1]))
 		if d := c.NativeDiff; d != nil {
-			verdict := "no significant difference"
-			if d.Significant {
-				verdict = "significant"
-			}
-			s += fmt.Sprintf(" (rethook minus fgraph under one entry %+.2f ns [%+.2f, %+.2f], %s)", d.DiffNs, d.CI95[0], d.CI95[1], verdict)
+			s += fmt.Sprintf(", and under one entry rethook's return minus fgraph's is %+.2f ns [%+.2f, %+.2f] (%s)", d.DiffNs, d.CI95[0], d.CI95[1], native.Verdict(d.Significant, false))
 		}
 	}
 	return s + "."
@@ -74,13 +70,37 @@ func NativeFprobeText(c scenarios.Comparison) string {
 	}
 	var parts []string
 	for _, r := range c.NativeReturns {
-		parts = append(parts, fmt.Sprintf("%s %s (%s) %s ns [%s, %s]", r.Arch, r.Design, r.Pairing, ns2(r.Ns), ns2(r.CI95[0]), ns2(r.CI95[1])))
+		where := "its design's pairing"
+		if r.SameEntry {
+			where = "under the other design's entry"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s, %s) %s ns [%s, %s]", r.Arch, r.Design, r.Pairing, where, ns2(r.Ns), ns2(r.CI95[0]), ns2(r.CI95[1])))
 	}
 	s := "Native ns per traced return (host CPU; per round the graph-user sample minus the function-tracer sample of the same child process, so the stand-in's return-address swap and the whole return path; medians over blocks of generations with benchmath's 95% interval). The kernel functions are the same minimal assembly stand-ins for both paths (`trampolines/native/x86_64.S`): `ftrace_return_to_handler` counts the return and pops the real return address off a plain array; `arch_rethook_trampoline_callback` does the same count and pop and then the two stores the x86-64 trampoline relies on (the address over the fake return address, flags into the ss slot); neither runs a handler, a node pool or the shadow-stack meta words: " + strings.Join(parts, "; ") + "."
 	if d := c.NativeDiff; d != nil {
-		s += fmt.Sprintf(" Under one entry (%s against %s, graph mode, paired per round): %+.2f ns [%+.2f, %+.2f], p %.3g (Wilcoxon signed-rank).", d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], d.P)
+		s += fmt.Sprintf(" The return paths' own difference, under one entry (%s minus %s, graph mode, paired per round): %+.2f ns [%+.2f, %+.2f], p %.3g (Wilcoxon signed-rank): %s. A return's cost also depends on the entry it follows (the designs' entries differ: SAVE_REGS ftrace_regs_caller against ftrace_caller), which is why the paired comparison under one entry is the return paths' answer.",
+			d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], d.P, native.Verdict(d.Significant, false))
 	}
 	return s
+}
+
+// nativeTimed reports whether c already has pairing n's return cost.
+func nativeTimed(c *scenarios.Comparison, n string) bool {
+	for _, r := range c.NativeReturns {
+		if r.Pairing == n {
+			return true
+		}
+	}
+	return false
+}
+
+// designOfPairing names the design whose return path pairing n (one of
+// native.RethookBase, native.RethookPairing) runs.
+func designOfPairing(n string) string {
+	if n == native.RethookPairing {
+		return ftrace.DesignRethook.String()
+	}
+	return ftrace.DesignFgraph.String()
 }
 
 // nativeArch is the arch of regs.Arches the host CPU runs (nil: none).
@@ -146,8 +166,18 @@ func AttachNativeFprobe(c *scenarios.Comparison, st *native.Stats) error {
 		}
 		c.AttachNative(scenarios.NativeReturn{Arch: a.Name, Design: d.String(), Pairing: n, Ns: rc.Ns, CI95: rc.CI95})
 	}
+	// The two return paths under one entry: their paired difference, and
+	// each one's cost where it is not already a design's pairing.
 	if cmp, ok := st.Comparison(native.RethookBase, native.RethookPairing, native.Graph); ok {
 		c.NativeDiff = &scenarios.NativeDiff{A: cmp.A, B: cmp.B, DiffNs: cmp.DiffNs, CI95: cmp.CI95, P: cmp.P, Significant: cmp.Significant}
+		for _, n := range []string{native.RethookBase, native.RethookPairing} {
+			if nativeTimed(c, n) {
+				continue
+			}
+			if rc, ok := st.ReturnCost(n); ok {
+				c.AttachNative(scenarios.NativeReturn{Arch: a.Name, Design: designOfPairing(n), Pairing: n, Ns: rc.Ns, CI95: rc.CI95, SameEntry: true})
+			}
+		}
 	}
 	return nil
 }

@@ -200,15 +200,15 @@ var Blocks = map[string]func(q *Quoted) string{
 		var b strings.Builder
 		fmt.Fprintf(&b, "From `make report` on %s, %s: ns per traced return on the host CPU, median [95%% interval], the same assembly stand-ins for both C callbacks:", f.Machine, f.Date)
 		for _, r := range f.Returns {
+			if r.SameEntry {
+				fmt.Fprintf(&b, " %s %s (`%s`, under the other design's entry) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, r.Ns, r.CI95[0], r.CI95[1])
+				continue
+			}
 			fmt.Fprintf(&b, " %s %s (`%s`, %s trampoline instructions per traced call) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, num(f.Instructions[r.Design]), r.Ns, r.CI95[0], r.CI95[1])
 		}
 		s := strings.TrimSuffix(b.String(), ";")
 		if d := f.Diff; d != nil {
-			verdict := "no significant difference"
-			if d.Significant {
-				verdict = "different"
-			}
-			s += fmt.Sprintf("; under one entry `%s` minus `%s` %+.2f ns [%+.2f, %+.2f] (%s, p %.3g)", d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], verdict, d.P)
+			s += fmt.Sprintf("; the return paths under one entry, `%s` minus `%s`: %+.2f ns [%+.2f, %+.2f] (%s, p %.3g)", d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], native.Verdict(d.Significant, false), d.P)
 		}
 		return s + ".\n"
 	},

@@ -96,6 +96,10 @@ type NativeReturn struct {
 	Pairing string     `json:"pairing"`
 	Ns      float64    `json:"ns"`
 	CI95    [2]float64 `json:"ci95"`
+	// SameEntry: timed after the other design's entry (the two return
+	// paths under one entry, NativeDiff's A or B), not the pairing the
+	// design's rows run: not attached to a row.
+	SameEntry bool `json:"same_entry,omitempty"`
 }
 
 // NativeDiff is B minus A in graph mode on the host CPU, the two return
@@ -126,6 +130,9 @@ func DesignPairingName(a *regs.Arch, d ftrace.FprobeDesign) (string, error) {
 func (c *Comparison) AttachNative(r NativeReturn) bool {
 	c.NativeReturns = append(c.NativeReturns, r)
 	found := false
+	if r.SameEntry {
+		return false
+	}
 	for i := range c.FprobeDesigns {
 		row := &c.FprobeDesigns[i]
 		if row.Arch == r.Arch && row.Design == r.Design && row.Probes == 1 && row.Functions == "one" && row.Exit && row.DataBytes == 0 {
