@@ -204,7 +204,7 @@ var Blocks = map[string]func(q *Quoted) string{
 				fmt.Fprintf(&b, " %s %s (`%s`, under the other design's entry) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, r.Ns, r.CI95[0], r.CI95[1])
 				continue
 			}
-			fmt.Fprintf(&b, " %s %s (`%s`, %s trampoline instructions per traced call) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, num(f.Instructions[r.Design]), r.Ns, r.CI95[0], r.CI95[1])
+			fmt.Fprintf(&b, " %s %s (`%s`, whose trampolines run %s instructions per traced call) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, num(f.Instructions[r.Design]), r.Ns, r.CI95[0], r.CI95[1])
 		}
 		s := strings.TrimSuffix(b.String(), ";")
 		if d := f.Diff; d != nil {
