@@ -230,6 +230,21 @@ func FprobeSection(w io.Writer, c scenarios.Comparison) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(c.DispatchScenarios) > 0 {
+		b.WriteString("\nEvery scenario on the fgraph design under each dispatch form (`scenario run --dispatch`), scenarios passed of run:")
+		for _, r := range c.DispatchScenarios {
+			fmt.Fprintf(&b, " %s %s %d/%d;", r.Arch, r.Dispatch, r.Passed, r.Run)
+		}
+		s := strings.TrimSuffix(b.String(), ";")
+		b.Reset()
+		b.WriteString(s + ".")
+		for _, r := range c.DispatchScenarios {
+			for _, f := range r.Failed {
+				fmt.Fprintf(&b, " FAILED on %s %s: %s.", r.Arch, r.Dispatch, f)
+			}
+		}
+		b.WriteString(" The per-ops draft passes index-reuse by showing its frame-reuse misfire (docs/fprobe.md).\n")
+	}
 	b.WriteString("\nThe chart (fprobe-question-<arch>) plots the entry+exit cells on one function; a cell where every call counted nmissed (fgraph with more exit probes on one function than one 32-word reservation holds) did no work and is left out of it. The chart fgraph-dispatch-<arch> plots each dispatch form's ops visited + filter lookups and shadow-stack words against the number of graph users.\n")
 	b.WriteString("\n" + NativeFprobeText(c) + "\n")
 	_, err := io.WriteString(w, b.String())

@@ -180,6 +180,44 @@ type Comparison struct {
 	NativeReturns []NativeReturn `json:"native_returns,omitempty"`
 	NativeDiff    *NativeDiff    `json:"native_diff,omitempty"`
 	NativeNote    string         `json:"native_note,omitempty"`
+	// DispatchScenarios is every scenario on the fgraph design run under
+	// each dispatch form, per arch (DispatchScenarioRuns).
+	DispatchScenarios []DispatchRun `json:"dispatch_scenarios"`
+}
+
+// DispatchRun is one arch's scenarios under one fgraph dispatch form: how
+// many ran and passed, and the ones that failed.
+type DispatchRun struct {
+	Arch     string   `json:"arch"`
+	Dispatch string   `json:"dispatch"`
+	Run      int      `json:"run"`
+	Passed   int      `json:"passed"`
+	Failed   []string `json:"failed"`
+}
+
+// DispatchScenarioRuns runs every scenario on the fgraph design under each
+// dispatch form on each arch.
+func DispatchScenarioRuns(as []*regs.Arch) ([]DispatchRun, error) {
+	var out []DispatchRun
+	for _, a := range as {
+		for _, d := range ftrace.GraphDispatches {
+			r := DispatchRun{Arch: a.Name, Dispatch: d.String(), Failed: []string{}}
+			for _, s := range All() {
+				o, err := s.RunDispatch(a, ftrace.HeaderMerged, d, nil)
+				if err != nil {
+					return out, err
+				}
+				r.Run++
+				if o.OK {
+					r.Passed++
+				} else {
+					r.Failed = append(r.Failed, s.Name+": "+strings.Join(o.Findings, "; "))
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // CompareFprobe runs every cell of cfg through the trampolines and the Go
@@ -243,7 +281,9 @@ func CompareFprobe(cfg CompareConfig) (Comparison, error) {
 			}
 		}
 	}
-	return out, nil
+	var err error
+	out.DispatchScenarios, err = DispatchScenarioRuns(cfg.Arches)
+	return out, err
 }
 
 // costMachine is one machine of the comparison with its counters.

@@ -98,6 +98,14 @@ func TestCompareFprobe(t *testing.T) {
 			t.Errorf("%s: per-ops entry %+v (merged %+v), loop exit %+v on %s", a.Name, po.Entry, lone.Entry, loop.Exit, loop.Pairing)
 		}
 	}
+	if len(c.DispatchScenarios) != len(regs.Arches)*3 {
+		t.Errorf("%d dispatch scenario runs, want 3 per arch", len(c.DispatchScenarios))
+	}
+	for _, r := range c.DispatchScenarios {
+		if r.Run != len(All()) || r.Passed != r.Run {
+			t.Errorf("%s %s: %d of %d scenarios passed: %v", r.Arch, r.Dispatch, r.Passed, r.Run, r.Failed)
+		}
+	}
 	var buf bytes.Buffer
 	if err := c.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -106,7 +114,7 @@ func TestCompareFprobe(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"fprobe_designs", "fgraph_modes"} {
+	for _, k := range []string{"fprobe_designs", "fgraph_modes", "dispatch_scenarios"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON has no %s", k)
 		}
