@@ -3,6 +3,7 @@ package asm
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,8 +64,13 @@ func TestGuessArchEveryPair(t *testing.T) {
 // style) are named under every --arch, in one line.
 func TestGuessArchUnmodelled(t *testing.T) {
 	files, err := filepath.Glob("testdata/foreign/*.S")
-	if err != nil || len(files) != len(unmodelledArches) {
-		t.Fatalf("%d foreign files (%v), want one per unmodelled arch (%d)", len(files), err, len(unmodelledArches))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("%d foreign files (%v), want loongarch64, powerpc64, mips, arm32, riscv64", len(files), err)
+	}
+	for _, s := range unmodelledArches {
+		if !slices.Contains(files, filepath.Join("testdata", "foreign", s.name+".S")) {
+			t.Errorf("no testdata/foreign/%s.S for the unmodelled %s", s.name, s.name)
+		}
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".S")
