@@ -360,7 +360,7 @@ var Variants = []Variant{
 	// v5.0 (figozhang/runninglinuxkernel_5.0@875e3166701d) and v4.19, the
 	// DYNAMIC_FTRACE branch without WITH_REGS; the callbacks get no
 	// registers, the graph entry is ftrace_graph_caller.
-	{Name: "ftrace_caller-v5.0", Arch: "arm64", Role: Entry, Model: "v4.19-v5.4 (-pg, _mcount, ftrace_graph_caller)",
+	{Name: "ftrace_caller-v5.0", Arch: "arm64", Role: Entry, Model: "v5.0-v5.4 (-pg, _mcount, prepare_ftrace_return(ip, &lr, fp))",
 		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Kernel: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v4.19", Arch: "arm64", Role: Entry, Model: "v4.19-v4.20 (-pg, _mcount, prepare_ftrace_return(&lr, ip, fp))",
