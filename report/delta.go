@@ -177,10 +177,35 @@ func diffKeys(x, y map[string]check.Kind) ([]string, []check.Kind) {
 func DeltaTable(w io.Writer, ds []Delta) error {
 	fmt.Fprintf(w, "Change per traced call (%s), after - before:\n", DeltaWorkload)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tUNWIND LOST\tORC LOST\tSLOTS ADDED\tSLOTS REMOVED\tFINDINGS ADDED\tFINDINGS REMOVED")
+	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tSLOTS ADDED\tSLOTS REMOVED\tFINDINGS ADDED\tFINDINGS REMOVED")
 	for _, d := range ds {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
-			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, lostChange(d.UnwindLost), lostChange(d.ORCLost), slotText(d.SlotsAdded), slotText(d.SlotsRemoved), findingText(d.Added), findingText(d.Removed))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
+			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, slotText(d.SlotsAdded), slotText(d.SlotsRemoved), findingText(d.Added), findingText(d.Removed))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return lostTable(w, ds)
+}
+
+// lostTable lists, under the delta table, the trampolines whose lost
+// interrupt boundaries (the old rule's UNWIND LOST, the ORC walk's ORC
+// LOST) the patch changes, before -> after; nothing when none changes.
+func lostTable(w io.Writer, ds []Delta) error {
+	var changed []Delta
+	for _, d := range ds {
+		if d.UnwindLost[0] != d.UnwindLost[1] || d.ORCLost[0] != d.ORCLost[1] {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nLost interrupt boundaries (%s), before -> after:\n", DeltaWorkload)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tUNWIND LOST\tORC LOST")
+	for _, d := range changed {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, lostChange(d.UnwindLost), lostChange(d.ORCLost))
 	}
 	return tw.Flush()
 }

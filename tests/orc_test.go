@@ -85,3 +85,53 @@ func TestORCReturnToHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestORCIPModifyingUsers: where a user changed the regs' ip (the live
+// patch of klp_target, the error injection on fei_target) the entry
+// trampoline copies the new ip over its own return-address slot
+// ("Handlers can change the RIP", arch/x86/kernel/ftrace_64.S v5.11+);
+// from there until its ret, ORC takes the new target for a return address
+// and looks up the entry before it (orc_find(ip - 1), unwind_orc.c), the
+// undefined one objtool ends the preceding code with: the walk is
+// unreliable, while the old rule, which looks only for the traced
+// function's caller's own slot, loses nothing. On add (no ip change) both
+// lose nothing.
+func TestORCIPModifyingUsers(t *testing.T) {
+	a := regs.X86_64
+	for _, c := range []struct {
+		variant, workload string
+		lost              bool
+	}{
+		{"ftrace_caller", "add", false},
+		{"ftrace_caller", "klp_target", true},
+		{"ftrace_regs_caller", "klp_target", true},
+		{"ftrace_regs_caller", "fei_target", true},
+	} {
+		t.Run(c.variant+"/"+c.workload, func(t *testing.T) {
+			t.Parallel()
+			m := runCheck(t, check.Config{Arch: a, Tramp: variant(t, a, c.variant), Workloads: []string{c.workload}, Calls: 2})[0].Metrics
+			if !m.HasORC || m.Boundaries == 0 {
+				t.Fatalf("no ORC walks (%d boundaries)", m.Boundaries)
+			}
+			if m.UnrecoverableInsns != 0 {
+				t.Errorf("the rule lost %v", m.Unrecoverable)
+			}
+			if !c.lost {
+				if m.ORCUnrecoverableInsns != 0 {
+					t.Errorf("ORC lost %v", m.ORCUnrecoverable)
+				}
+				return
+			}
+			// The ORC-lost boundaries are the tail: from after the RIP copy
+			// to the trampoline's last instruction, none before the call.
+			if m.ORCUnrecoverableInsns == 0 || m.ORCUnrecoverableInsns >= m.Boundaries/2 {
+				t.Errorf("ORC lost %d of %d: %v", m.ORCUnrecoverableInsns, m.Boundaries, m.ORCUnrecoverable)
+			}
+			for _, w := range m.ORCUnrecoverable {
+				if !strings.Contains(w, "_call+") && !strings.Contains(w, "_end") && !strings.Contains(w, "_jmp") {
+					t.Errorf("ORC lost %s, before the callback's return", w)
+				}
+			}
+		})
+	}
+}
