@@ -92,9 +92,17 @@ func x86ORC(h *Harness, inv *Invocation, r *regs.RegFile) *ORCWalk {
 		return nil
 	}
 	a := h.Arch
-	w := o.FromRegs(unwind.Regs{IP: r[a.PC], SP: r[a.SP], BP: x86Reg(a, r, "rbp"), R10: x86Reg(a, r, "r10"),
+	// The interrupt's pt_regs frame is met as ORC_TYPE_REGS, whose ip
+	// goes through unwind_recover_rethook with sp - 8.
+	ip := x86RecoverRethook(h, r[a.PC], r[a.SP]-8)
+	w := o.FromRegs(unwind.Regs{IP: ip, SP: r[a.SP], BP: x86Reg(a, r, "rbp"), R10: x86Reg(a, r, "r10"),
 		R13: x86Reg(a, r, "r13"), DI: x86Reg(a, r, "rdi"), DX: x86Reg(a, r, "rdx")})
 	out := &ORCWalk{IPs: w.IPs(), Done: w.Done}
+	if ip != r[a.PC] {
+		// The interrupted place first, as everywhere: the recovered
+		// return address is the regs frame's ip the trace reports.
+		out.IPs = append([]uint64{r[a.PC]}, out.IPs...)
+	}
 	if w.Err != nil {
 		out.Err = w.Err.Error()
 	}
@@ -151,7 +159,27 @@ func x86Unwinder(h *Harness, inv *Invocation) *unwind.ORC {
 		return w
 	}
 	return &unwind.ORC{Table: h.orcTable, Mem: unwind.Mem{Read: read, Lo: st.Base, Hi: st.Base + st.Size},
-		RetAddr: func(idx *int, ip, retp uint64) uint64 { return h.K.Graph.RetAddr(idx, ip, retp) }}
+		RetAddr: func(idx *int, ip, retp uint64) uint64 {
+			return x86RecoverRethook(h, h.K.Graph.RetAddr(idx, ip, retp), retp)
+		}}
+}
+
+// x86RecoverRethook is unwind_recover_rethook (arch/x86/include/asm/
+// unwind.h, v5.18+): a return address that is arch_rethook_trampoline
+// (the hooked one, or the fake one the trampoline pushes) is replaced by
+// rethook_find_ret_addr(task, addr_p): the real return address of the
+// node filed under that stack slot. unwind_recover_ret_addr applies it
+// after ftrace_graph_ret_addr for every CALL frame, and the ORC_TYPE_REGS
+// case to an interrupted ip with addr_p = sp - 8 ("a small chance to
+// interrupt at the entry of arch_rethook_trampoline() where the ORC info
+// doesn't exist", arch/x86/kernel/unwind_orc.c).
+func x86RecoverRethook(h *Harness, ip, addrp uint64) uint64 {
+	if rh := h.K.Rethook; rh != nil && rh.Trampoline != 0 && ip == rh.Trampoline {
+		if ret := rh.FindRetAddr(addrp); ret != 0 {
+			return ret
+		}
+	}
+	return ip
 }
 
 // x86EflagsFixed is X86_EFLAGS_FIXED, bit 1 of EFLAGS (arch/x86/include/

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"trampemu/check"
+	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // TestORCLostEntries: every x86-64 entry variant of an ORC kernel (no
@@ -133,5 +135,59 @@ func TestORCIPModifyingUsers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestORCEveryMergedVariant: every merged x86-64 registry variant, on
+// add: the ORC walk over the kernel objtool's table gives no error where
+// a correct table can have none (every entry trampoline: 0 lost;
+// arch_rethook_trampoline: 0, the rule 1, since unwind_recover_rethook
+// translates the rethook trampoline's address, the fake return address it
+// pushes and, for an interrupt at its entry, the ip of the interrupt's
+// regs frame with sp - 8), and a return_to_handler loses exactly the rule's
+// boundaries once it has 20a0bc10272f's UNWIND_HINT_FUNC and every
+// boundary without it (UNWIND_HINT_EMPTY or UNDEFINED throughout, the
+// kernel's own state before v6.18). Frame-pointer builds have no ORC walk.
+func TestORCEveryMergedVariant(t *testing.T) {
+	a := regs.X86_64
+	n := 0
+	for _, v := range harness.VariantsOf(a, "") {
+		if !v.Kernel || v.Bug != "" {
+			continue
+		}
+		n++
+		t.Run(v.Name+"/"+string(v.Role), func(t *testing.T) {
+			t.Parallel()
+			tr, err := harness.FromVariant(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := runCheck(t, check.Config{Arch: a, Tramp: tr, Workloads: []string{"add"}, Calls: 2})[0].Metrics
+			if m.Boundaries == 0 {
+				t.Fatal("the interrupt model visited no boundary")
+			}
+			if _, fp := tr.Source.Defines["CONFIG_FRAME_POINTER"]; fp {
+				if m.HasORC {
+					t.Error("a frame-pointer build walked ORC")
+				}
+				return
+			}
+			if !m.HasORC {
+				t.Fatal("no ORC walk")
+			}
+			want := 0
+			switch {
+			case v.Role == trampolines.Exit && strings.Contains(string(tr.Source.Text), "UNWIND_HINT_FUNC"):
+				want = m.UnrecoverableInsns
+			case v.Role == trampolines.Exit:
+				want = m.Boundaries
+			}
+			if m.ORCUnrecoverableInsns != want {
+				t.Errorf("ORC lost %d of %d (%v), want %d; the rule %d (%v)", m.ORCUnrecoverableInsns, m.Boundaries, m.ORCUnrecoverable, want, m.UnrecoverableInsns, m.Unrecoverable)
+			}
+		})
+	}
+	if n < 8 {
+		t.Errorf("%d merged x86-64 variants, want 8 at least", n)
 	}
 }
