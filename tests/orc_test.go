@@ -37,7 +37,7 @@ func TestORCLostEntries(t *testing.T) {
 	}
 }
 
-// TestORCReturnToHandler: the v6.14-v6.18 return_to_handler
+// TestORCReturnToHandler: the v6.14 to 6.18-rc5 return_to_handler
 // (UNWIND_HINT_UNDEFINED throughout) loses the caller at every boundary
 // under ORC, which the old rule did not see; with 20a0bc10272f's
 // UNWIND_HINT_FUNC after subq $8 (v6.19, and after the RSP fix) ORC loses
