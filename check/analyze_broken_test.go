@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -314,6 +315,32 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				{Addr: sp + 240, Size: 1},
 			}
 			expectFindings(t, analyzeHand(t, s, b), want{kind: Stack, message: "the entry trampoline wrote the caller's stack at entry sp+96 (first seen: stored)"})
+		})
+		run("the last word of the caller's stack changed", func(t *testing.T) {
+			inv, b, s := entry(t)
+			inv.AboveAfter[harness.AboveWindow-1] ^= 1
+			expectFindings(t, analyzeHand(t, s, b), want{kind: Stack,
+				message: fmt.Sprintf("the entry trampoline wrote the caller's stack at entry sp+%d (first seen: stored)", harness.AboveWindow-8)})
+		})
+		run("a store at the entry sp itself", func(t *testing.T) {
+			inv, b, s := entry(t)
+			pc := a.Memory.Text.Base + 0x300
+			inv.Accesses = []harness.Access{{PC: pc, Addr: inv.Before[a.SP], Size: 8, Store: true}}
+			var ws []want
+			if !conv.allowedAbove(trampolines.Entry, 0) {
+				ws = append(ws, want{kind: Stack, message: fmt.Sprintf("the entry trampoline wrote the caller's stack at entry sp+0 (first seen: stored by %s)", hex(pc))})
+			}
+			expectFindings(t, analyzeHand(t, s, b), ws...)
+		})
+		run("a frame left on the shadow stack, with and without users", func(t *testing.T) {
+			_, b, s := entry(t)
+			fn := a.Memory.Text.Base + 0x100
+			b.Calls[0].Shadow = []ftrace.Unbalanced{{Task: "t1", Start: 0, End: 4, Left: true,
+				Frames: []ftrace.ShadowFrame{{Base: 0, Func: fn, Ret: fn + 8, Retp: 0x10}, {Base: 4, Func: fn, Ret: fn + 8, Retp: 0x18}},
+				Users:  [][]string{{}, {"graph", "fprobe"}}}}
+			expectFindings(t, analyzeHand(t, s, b), want{kind: Control,
+				message: fmt.Sprintf("shadow stack not balanced after add: frame of %s (no user); %s (user graph, fprobe) left behind (first seen: task t1: curr_ret_stack 4 after the call, 0 before (never popped: frame at word 0: func %s, ret %s, retp 0x10; frame at word 4: func %s, ret %s, retp 0x18))",
+					hex(fn), hex(fn), hex(fn), hex(fn+8), hex(fn), hex(fn+8))})
 		})
 		run("cache lines of probed runs", func(t *testing.T) {
 			inv, b, s := entry(t)
