@@ -2,7 +2,6 @@ package emu
 
 import (
 	"testing"
-
 )
 
 // BenchmarkHostCall: ns per host call made from a guest loop (guest_loop
