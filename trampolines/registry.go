@@ -381,7 +381,7 @@ var Variants = []Variant{
 		Pair: "ftrace_caller", ExitABI: ExitRetRegs},
 	{Name: "rth-v6.14", Arch: "riscv64", Role: Exit, Model: "v6.14 (a3ed4157b7d8: an 80-byte block with a0/a1 at pt_regs indices)",
 		File: "riscv64/rth_v6.14.S", Symbol: "return_to_handler", Claims: []string{"ra"}, Kernel: true,
-		Bug:  "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
+		Bug: "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
 		// The FP test fails ("Bad frame pointer"): the C side returns
 		// panic, never the caller.
 		NoReturn: true, Pair: "ftrace_caller", ExitABI: ExitFregs},
