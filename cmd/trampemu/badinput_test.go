@@ -100,7 +100,7 @@ func TestBadInput(t *testing.T) {
 				{"unknown arch", []string{"check", "--arch", "mips"}, 2, "valid are arm64, s390x, x86_64", ""},
 				{"unknown variant", check("--variant", "nope"), 2, "unknown " + arch + " variant \"nope\": valid are", ""},
 				{"unknown workload", []string{"check", "--arch", arch, "--workload", "nope"}, 2, "valid are add", ""},
-				{"unknown scenario", check("--scenario", "nope"), 2, "valid are bpf, bpf-prefix, bpf-ret, default", ""},
+				{"unknown scenario", check("--scenario", "nope"), 2, "valid are bpf, bpf-prefix, bpf-ret, bpf-ret-v6.18, default", ""},
 				{"unknown header encoding", []string{"scenario", "run", "header-s390x", "--arch", arch, "--header", "nope"}, 2, "valid are merged", ""},
 				// kernel model: {"unknown kernel model", check("--kernel", "nope"), 2, "valid are", ""} once --kernel exists.
 				{"--calls 0", check("--calls", "0"), 2, "--calls 0: give 1 to 100000", ""},
