@@ -9,6 +9,7 @@ import (
 	"testing"
 	"trampemu/ftrace"
 	"trampemu/harness"
+	"trampemu/trampolines"
 
 	"trampemu/regs"
 )
@@ -97,8 +98,8 @@ func TestCompareFprobe(t *testing.T) {
 	// trampoline on the arch's ftrace_graph_caller pairing.
 	type modeWant struct{ visited, lookups, words float64 }
 	wantModes := map[string]map[string]modeWant{
-		"merged":        {"x86_64": {1, 2, 9}, "s390x": {1, 2, 9}, "arm64": {1, 2, 11}},
-		"per-ops-draft": {"x86_64": {2, 2, 14}, "s390x": {2, 2, 14}, "arm64": {2, 2, 16}},
+		"merged":        {"x86_64": {1, 2, 9}, "s390x": {1, 2, 9}, "arm64": {1, 2, 11}, "riscv64": {1, 2, 11}},
+		"per-ops-draft": {"x86_64": {2, 2, 14}, "s390x": {2, 2, 14}, "arm64": {2, 2, 16}, "riscv64": {2, 2, 16}},
 		"loop":          {"x86_64": {0, 2, 9}, "s390x": {0, 2, 9}, "arm64": {0, 2, 11}},
 	}
 	loopExit := map[string]float64{"x86_64": 10, "s390x": 13, "arm64": 14}
@@ -107,7 +108,16 @@ func TestCompareFprobe(t *testing.T) {
 		modes[fmt.Sprintf("%s/%s/%d", m.Arch, m.Mode, m.Users)] = m
 	}
 	for _, a := range regs.Arches {
+		// The loop form runs on the arch's ftrace_graph_caller pairing:
+		// riscv64's registry has none yet (its v5.11-v6.7 entries).
+		hasLoop := false
+		for _, v := range harness.VariantsOf(a, trampolines.Entry) {
+			hasLoop = hasLoop || v.Graph == trampolines.GraphViaCaller
+		}
 		for mode, per := range wantModes {
+			if mode == "loop" && !hasLoop {
+				continue
+			}
 			m, ok := modes[fmt.Sprintf("%s/%s/2", a.Name, mode)]
 			w := per[a.Name]
 			if !ok || m.OpsVisited != w.visited || m.HashLookups != w.lookups || m.ShadowWords != w.words {
@@ -118,7 +128,7 @@ func TestCompareFprobe(t *testing.T) {
 		if lone.OpsVisited != 1 || lone.HashLookups != 0 || po.OpsVisited != 1 || po.HashLookups != 0 {
 			t.Errorf("%s: a lone user is called without a lookup in the merged form (direct) and the per-ops draft (its own trampoline): %+v %+v", a.Name, lone, po)
 		}
-		if po.Entry != lone.Entry || loop.Exit.Instructions != loopExit[a.Name] || !strings.Contains(loop.Pairing, "+") {
+		if po.Entry != lone.Entry || hasLoop && (loop.Exit.Instructions != loopExit[a.Name] || !strings.Contains(loop.Pairing, "+")) {
 			t.Errorf("%s: per-ops entry %+v (merged %+v), loop exit %+v on %s", a.Name, po.Entry, lone.Entry, loop.Exit, loop.Pairing)
 		}
 	}
