@@ -14,7 +14,7 @@ import (
 
 // loopFiles are the broken entry trampolines that resume at their call
 // site, so that every return re-enters it (issue 20), one per arch.
-var loopFiles = map[string]string{"x86_64": "x86_entry_loops.S", "s390x": "s390x_entry_loops.S", "arm64": "arm64_entry_loops.S"}
+var loopFiles = map[string]string{"x86_64": "x86_entry_loops.S", "s390x": "s390x_entry_loops.S", "arm64": "arm64_entry_loops.S", "riscv64": "riscv64_entry_loops.S"}
 
 // TestLoopingEntryStopsAtItsFirstReturn: a looping entry trampoline is
 // stopped at its first wrong return on every workload (one run of it, one

@@ -50,9 +50,9 @@ var bugWorkloads = map[string][]string{
 }
 
 // bugExtraKinds are, for a known bug, the kinds a workload shows besides
-// the table's: riscv64 v6.14's a0/a1 stores above the entry sp land on
-// the frame record chain's caller (itself) keeps there, so the chain
-// breaks as well.
+// the table's: riscv64 v6.14's a0/a1 stores above the entry sp overwrite
+// the frame record of the traced function's caller, which in chain is a
+// traced function too, so its frame-record chain breaks as well.
 var bugExtraKinds = map[string]map[string][]check.Kind{
 	"riscv64/rth-v6.14": {"chain": {check.Backchain}},
 }
