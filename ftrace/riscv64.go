@@ -73,6 +73,7 @@ var riscv64Ops = &ArchOps{
 	// ftrace_rec_update_ops), what mcount-dyn.S loads as -16(t0).
 	CallOpsLiteral: func(site uint64) uint64 { return site - 8 },
 	PartialRegs:    riscv64PartialRegs,
+	UserMode:       riscv64UserMode,
 	// Kernel addresses are in the top half: top nibble 0xf, the generic
 	// FPROBE_HEADER_MSB_PATTERN (kernel/trace/fprobe.c v6.14; riscv has no
 	// asm/fprobe.h), and the v17 draft's pattern encodes them too.
@@ -170,9 +171,9 @@ func riscv64GraphFunc(k *Kernel, ip uint64, f *regs.Frame) {
 // riscv64PartialRegs is ftrace_partial_regs (arch/riscv/include/asm/ftrace.h,
 // linux-riscv/linux@3818d86a651e, v6.16; reference riscv64.md
 // "Accessors"): a0-a7, epc, ra, sp, s0 and t1 of fregs copied into the
-// pt_regs a BPF or perf user gets. status is left as it was: user_mode()
-// (status & SR_PP) is not modelled (ArchOps.UserMode nil). fixed makes no
-// difference.
+// pt_regs a BPF or perf user gets. status, which user_mode() reads, is
+// left as it was (as arm64's pstate before fd2f74f8f3d3): no riscv fix is
+// modelled, fixed makes no difference.
 func riscv64PartialRegs(k *Kernel, fregs *regs.Frame, _ bool) (*regs.Frame, error) {
 	dst, err := k.PartialRegsBuffer()
 	if err != nil {
@@ -187,6 +188,14 @@ func riscv64PartialRegs(k *Kernel, fregs *regs.Frame, _ bool) (*regs.Frame, erro
 		dst.Set(n, v)
 	}
 	return dst, nil
+}
+
+// riscv64UserMode is user_mode(regs): (regs->status & SR_PP) == 0
+// (arch/riscv/include/asm/ptrace.h; SR_PP is SR_SPP, 0x100, for an S-mode
+// kernel, arch/riscv/include/asm/csr.h).
+func riscv64UserMode(p *regs.Frame) (bool, bool) {
+	v, ok := p.Get("status")
+	return ok && v&0x100 == 0, ok
 }
 
 // riscv64RethookCallback is arch_rethook_trampoline_callback(regs)
