@@ -271,10 +271,17 @@ const (
 	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
 	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
 	PrepareParentIP
-	// PrepareParentIPFP: riscv64 (v5.11-v6.7, arch/riscv/kernel/ftrace.c)
-	// void prepare_ftrace_return(unsigned long *parent, self_addr,
-	// frame_pointer): function_graph_enter(*parent, self_addr,
-	// frame_pointer, parent), *parent = return_to_handler on 0.
+	// PrepareParentIPFP: arm64 up to v4.20 (arch/arm64/kernel/ftrace.c
+	// v4.19: void prepare_ftrace_return(unsigned long *parent, unsigned
+	// long self_addr, unsigned long frame_pointer); entry-ftrace.S v4.19
+	// ftrace_graph_caller: "mcount_get_lr_addr x0; mcount_get_pc x1;
+	// mcount_get_parent_fp x2"). v5.0 flipped the first two ("arm64:
+	// ftrace: always pass instrumented pc in x0", Mark Rutland, v5.0
+	// merge window; the v5.0 files read: figozhang/runninglinuxkernel_5.0
+	// @875e3166701d).
+	// riscv64 (v5.11-v6.7, arch/riscv/kernel/ftrace.c) has the same
+	// prepare_ftrace_return(parent, self_addr, frame_pointer), filed
+	// under parent (no ArchOps.PrepareRetp).
 	PrepareParentIPFP
 )
 
@@ -293,15 +300,12 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
 		return PrepareCall{Func: args[0]}, nil
+	case PrepareParentIPFP:
+		k.PrepareFtraceReturnX86(args[1], args[0], args[2])
+		return PrepareCall{Func: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil
-	case PrepareParentIPFP:
-		parent, ip, fp := args[0], args[1], args[2]
-		if k.Graph.Enter(k.Mem.ReadWord(parent), ip, fp, parent, nil) {
-			k.Mem.WriteWord(parent, k.RTH)
-		}
-		return PrepareCall{Func: ip}, nil
 	case PrepareParentIP:
 		// arch/s390/kernel/ftrace.c v4.19: ip -= MCOUNT_INSN_SIZE;
 		// function_graph_enter(parent, ip, 0, NULL).
