@@ -279,6 +279,9 @@ const (
 	// ftrace: always pass instrumented pc in x0", Mark Rutland, v5.0
 	// merge window; the v5.0 files read: figozhang/runninglinuxkernel_5.0
 	// @875e3166701d).
+	// riscv64 (v5.11-v6.7, arch/riscv/kernel/ftrace.c) has the same
+	// prepare_ftrace_return(parent, self_addr, frame_pointer), filed
+	// under parent (no ArchOps.PrepareRetp).
 	PrepareParentIPFP
 )
 

@@ -19,7 +19,7 @@ func TestCheckedDriverBatches(t *testing.T) {
 		t.Run(a.Name, func(t *testing.T) {
 			var done []*harness.Call
 			invs := map[*harness.Call]int{}
-			setup := harness.Setup{Arch: a, Entry: variant(t, a, "ftrace_caller"), Exit: variant(t, a, "rth-merged")}
+			setup := harness.Setup{Arch: a, Entry: variant(t, a, "ftrace_caller"), Exit: variant(t, a, mergedExit(a))}
 			h, err := harness.Start(setup, harness.Options{Checks: true, OnCall: func(c *harness.Call) {
 				if c.Done {
 					done = append(done, c)

@@ -14,7 +14,7 @@ import (
 
 // loopFiles are the broken entry trampolines that resume at their call
 // site, so that every return re-enters it (issue 20), one per arch.
-var loopFiles = map[string]string{"x86_64": "x86_entry_loops.S", "s390x": "s390x_entry_loops.S", "arm64": "arm64_entry_loops.S"}
+var loopFiles = map[string]string{"x86_64": "x86_entry_loops.S", "s390x": "s390x_entry_loops.S", "arm64": "arm64_entry_loops.S", "riscv64": "riscv64_entry_loops.S"}
 
 // TestLoopingEntryStopsAtItsFirstReturn: a looping entry trampoline is
 // stopped at its first wrong return on every workload (one run of it, one
@@ -66,9 +66,10 @@ func TestLoopingEntryStopsAtItsFirstReturn(t *testing.T) {
 // workload, a limit the finding states, on every workload; every arch.
 func TestRunawayStopsAtThePerCallLimit(t *testing.T) {
 	spin := map[string]string{
-		"x86_64": "SYM_FUNC_START(return_to_handler)\n1:\tjmp 1b\nSYM_FUNC_END(return_to_handler)\n",
-		"s390x":  "SYM_FUNC_START(return_to_handler)\n0:\tj 0b\nSYM_FUNC_END(return_to_handler)\n",
-		"arm64":  "SYM_CODE_START(return_to_handler)\n1:\tb 1b\nSYM_CODE_END(return_to_handler)\n",
+		"x86_64":  "SYM_FUNC_START(return_to_handler)\n1:\tjmp 1b\nSYM_FUNC_END(return_to_handler)\n",
+		"s390x":   "SYM_FUNC_START(return_to_handler)\n0:\tj 0b\nSYM_FUNC_END(return_to_handler)\n",
+		"arm64":   "SYM_CODE_START(return_to_handler)\n1:\tb 1b\nSYM_CODE_END(return_to_handler)\n",
+		"riscv64": "SYM_CODE_START(return_to_handler)\n1:\tj 1b\nSYM_CODE_END(return_to_handler)\n",
 	}
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {

@@ -20,6 +20,11 @@ var expectedKinds = map[string][]check.Kind{
 	"s390x/rth-alloc-draft": {check.Backchain, check.Clobber, check.Stack},
 	// the rejected v7 25/36: x10, a scratch register, stored as sp
 	"arm64/rth-v7-draft": {check.WrongValue},
+	// riscv64 v6.14 (a3ed4157b7d8): a0/a1 above the entry sp, FREGS_S0 never
+	// written ("Bad frame pointer"); the fix (67a5ba8f742f) builds no frame
+	// record at s0
+	"riscv64/rth-v6.14": {check.Fault, check.Stack, check.StaleRead},
+	"riscv64/rth-fixed": {check.Backchain},
 	// v5.14-v6.12: the error injection's skipped call leaves its
 	// shadow-stack frame behind (bugWorkloads)
 	"s390x/ftrace_regs_caller-v6.12": {check.Control},
@@ -48,6 +53,14 @@ var expectedKinds = map[string][]check.Kind{
 // workloads: the others must be clean.
 var bugWorkloads = map[string][]string{
 	"s390x/ftrace_regs_caller-v6.12": {"fei_target"},
+}
+
+// bugExtraKinds are, for a known bug, the kinds a workload shows besides
+// the table's: riscv64 v6.14's a0/a1 stores above the entry sp overwrite
+// the frame record of the traced function's caller, which in chain is a
+// traced function too, so its frame-record chain breaks as well.
+var bugExtraKinds = map[string]map[string][]check.Kind{
+	"riscv64/rth-v6.14": {"chain": {check.Backchain}},
 }
 
 // TestVariantsInTheirPairing runs every registry variant of both arches on
@@ -87,6 +100,7 @@ func TestVariantsInTheirPairing(t *testing.T) {
 						}
 						continue
 					}
+					want = append(slices.Clone(want), bugExtraKinds[key][r.Workload]...)
 					if !slices.Equal(got, sortedKinds(want...)) {
 						t.Errorf("%s: error kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(want), findings(r))
 					}
@@ -275,6 +289,10 @@ func TestExactCosts(t *testing.T) {
 		"s390x/rethook":             {16, 3, 7, 352},
 		"s390x/rethook-drop-r7":     {17, 4, 7, 352},
 		"s390x/rethook-unbalanced":  {19, 3, 8, 352},
+		"riscv64/ftrace_caller":     {39, 13, 13, 112},
+		"riscv64/rth-retval":        {16, 4, 4, 32},
+		"riscv64/rth-v6.14":         {9, 0, 4, 80},
+		"riscv64/rth-fixed":         {16, 4, 4, 112},
 		"arm64/rethook":             {50, 16, 17, 336},
 		"arm64/rethook-drop-x19":    {50, 16, 17, 336},
 		"arm64/rethook-unbalanced":  {50, 16, 17, 336},
