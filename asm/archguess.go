@@ -38,16 +38,7 @@ func (s *archSignature) hasMnemonic(m string) bool {
 // unmodelledArches are the arches with kernel ftrace trampolines that
 // trampemu has no model of. Each row's mnemonics and registers come from the
 // arch's own ftrace file (cited); a file of one is answered in one line.
-//
-// riscv64 is modelled once branch riscv adds it to regs.Arches: whether
-// an arch is modelled is regs.ArchByName's answer, so its row then says
-// "use --arch riscv64" as it is. The move to its per-arch file is one
-// line, "signature: riscv64Signature," in riscv64Asm (asm/riscv64.go),
-// after which the row below can go (a signature is counted once).
 var unmodelledArches = []*archSignature{
-	// arch/riscv/kernel/mcount.S, mcount-dyn.S (v6.1-v6.14): REG_S/REG_L
-	// (asm/asm.h), addi sp, auipc/jalr, a0-a7, s0-s11, t0-t6, ra.
-	riscv64Signature,
 	// arch/loongarch/kernel/mcount_dyn.S (v6.x): PTR_ADDI/PTR_S/PTR_L
 	// (asm/asm.h), st.d, addi.d, jirl, $a0-$a7, $t0-$t8, $sp, $ra.
 	{name: "loongarch64",
@@ -70,12 +61,6 @@ var unmodelledArches = []*archSignature{
 		mnemonics: []string{"push", "pop", "stmdb", "stmfd", "ldmia", "ldmfd", "stmia", "bx", "blx", "mov", "ldr", "str", "sub", "add", "bl", "b", "movne", "moveq", "ldreq", "ldrne", "cmp", "teq", "badr", "reta"},
 		regs:      regexp.MustCompile(`\b(r([0-9]|1[0-2])|ip|lr|pc)\b`)},
 }
-
-// riscv64Signature: arch/riscv/kernel/mcount.S and mcount-dyn.S (v6.1,
-// v6.12, v6.14; Debian linux-source-6.12's mcount-dyn.S).
-var riscv64Signature = &archSignature{name: "riscv64",
-	mnemonics: []string{"reg_s", "reg_l", "sd", "ld", "sw", "lw", "addi", "auipc", "jalr", "jal", "jr", "mv", "li", "la", "lla", "call", "tail", "beqz", "bnez", "csrr", "csrw", "csrs", "csrc", "lui", "sret", "fence"},
-	regs:      regexp.MustCompile(`(^|[\s,(])(a[0-7]|s([0-9]|1[01])|t[0-6]|ra|gp|tp|zero)\b`)}
 
 // wrongArchShare: the text is another arch's when that arch's score is
 // at least this many times the named arch's and at least wrongArchMin

@@ -22,7 +22,15 @@ var riscv64Asm = &asmArch{
 	ldEmulation:  "elf64lriscv",
 	prelude:      riscv64Prelude,
 	disassembler: func(sym Symbolizer) Disassembler { return riscv64Dis{sym: sym} },
+	signature:    riscv64Signature,
 }
+
+// riscv64Signature: arch/riscv/kernel/mcount.S and mcount-dyn.S (v6.1,
+// v6.12, v6.14; Debian linux-source-6.12's mcount-dyn.S): REG_S/REG_L
+// (asm/asm.h), addi sp, auipc/jalr, a0-a7, s0-s11, t0-t6, ra.
+var riscv64Signature = &archSignature{name: "riscv64",
+	mnemonics: []string{"reg_s", "reg_l", "sd", "ld", "sw", "lw", "addi", "auipc", "jalr", "jal", "jr", "mv", "li", "la", "lla", "call", "tail", "beqz", "bnez", "csrr", "csrw", "csrs", "csrc", "lui", "sret", "fence"},
+	regs:      regexp.MustCompile(`(^|[\s,(])(a[0-7]|s([0-9]|1[01])|t[0-6]|ra|gp|tp|zero)\b`)}
 
 // riscv64Prelude: the riscv64 part of the prelude (see commonPrelude).
 const riscv64Prelude = `
