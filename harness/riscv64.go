@@ -40,6 +40,7 @@ func init() {
 		// callee_saved sums x..10x in s1-s10.
 		calleeSavedSum: 55,
 		chain:          riscv64FrameRecords,
+		retWalk:        riscv64RetWalk,
 		driverFrame: func(h *Harness) {
 			r := riscv64DriverRecord(h)
 			h.M.WriteWord(r-16, 0)
@@ -108,4 +109,35 @@ func riscv64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []
 // below the frame pointer.
 func riscv64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
 	return frameRecords(h, out, loads, r[h.Arch.FP], -16)
+}
+
+// riscv64RetWalk is bpf_get_stackid from a return probe on riscv64
+// (perf_callchain_kernel -> walk_stackframe(NULL, regs, ...),
+// arch/riscv/kernel/perf_callchain.c and stacktrace.c v6.x: pc =
+// instruction_pointer(regs) (epc), fp = frame_pointer(regs) (s0), sp =
+// user_stack_pointer(regs) (sp), and regs->ra for the leaf test; then the
+// frame records from s0, as riscv64Found walks them) from
+// ftrace_partial_regs of return_to_handler's ftrace_regs. The true chain
+// is the same walk from the real return address with the s0, sp and ra
+// the traced function's caller had when the traced function returned (the
+// exit trampoline's entry registers). A tail call's return into
+// return_to_handler itself has no true chain (Want empty).
+func riscv64RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
+	a := h.Arch
+	const maxDepth = 127 // PERF_MAX_STACK_DEPTH, include/uapi/linux/perf_event.h
+	acc := pt.Layout.Accessors
+	var r regs.RegFile
+	r[a.PC], _ = pt.Get(acc.IP)
+	r[a.FP], _ = pt.Get(acc.FP)
+	r[a.SP], _ = pt.Get(acc.SP)
+	r[a.Link], _ = pt.Get("ra")
+	w := StackWalk{Got: riscv64Found(h, inv, &r, nil)}
+	if r[a.PC] != h.rth {
+		for _, reg := range []int{a.FP, a.SP, a.Link} {
+			r[reg] = inv.Before[reg]
+		}
+		w.Want = riscv64Found(h, inv, &r, nil)
+	}
+	w.Got, w.Want = w.Got[:min(len(w.Got), maxDepth)], w.Want[:min(len(w.Want), maxDepth)]
+	return w
 }
