@@ -16,11 +16,17 @@ import (
 )
 
 // ownHeaderCases are, per arch, a registry entry file that includes a
-// header of its folder and one store of that header to delete from a copy.
-var ownHeaderCases = map[string]struct{ file, header, store string }{
-	"x86_64": {"x86_64/ftrace_caller.S", "mcount_regs.h", "movq\t%r9, R9(%rsp)"},
-	"s390x":  {"s390x/ftrace_caller.S", "ftrace_regs_entry.h", "stg\t%r15,(__SF_GPRS+9*8)(%r15)"},
-	"arm64":  {"arm64/ftrace_regs_v5.10.S", "pt_regs_entry.h", "stp\tx29, x30, [sp, #S_STACKFRAME]"},
+// header of its folder and one store of that header to delete from a copy;
+// entry names the file's ftrace_caller variant when it is not the one
+// without defines, exit the registry exit whose folder brings the same
+// header along when it is not rth-legacy.
+var ownHeaderCases = map[string]struct{ file, header, store, entry, exit string }{
+	"x86_64": {file: "x86_64/ftrace_caller.S", header: "mcount_regs.h", store: "movq\t%r9, R9(%rsp)"},
+	"s390x":  {file: "s390x/ftrace_caller.S", header: "ftrace_regs_entry.h", store: "stg\t%r15,(__SF_GPRS+9*8)(%r15)"},
+	"arm64":  {file: "arm64/ftrace_regs_v5.10.S", header: "pt_regs_entry.h", store: "stp\tx29, x30, [sp, #S_STACKFRAME]"},
+	// riscv64's only ftrace_caller variant is built with
+	// HAVE_FUNCTION_GRAPH_FP_TEST; its era has no rth-legacy.
+	"riscv64": {file: "riscv64/ftrace_caller.S", header: "fregs_args.h", store: "REG_S\ta7, FREGS_A7(sp)", entry: "ftrace_caller", exit: "rth-fixed"},
 }
 
 // TestOwnHeaderWins: a user's file includes the header next to it, not
@@ -92,7 +98,7 @@ func TestOwnHeaderPerSource(t *testing.T) {
 			}
 			var entry harness.Tramp
 			for _, v := range harness.VariantsOf(a, trampolines.Entry) {
-				if v.File == c.file && v.Symbol == "ftrace_caller" && len(v.Defines) == 0 {
+				if v.File == c.file && v.Symbol == "ftrace_caller" && (v.Name == c.entry || c.entry == "" && len(v.Defines) == 0) {
 					entry = variant(t, a, v.Name)
 					break
 				}
@@ -100,7 +106,11 @@ func TestOwnHeaderPerSource(t *testing.T) {
 			if entry.Variant == nil {
 				t.Fatalf("no %s ftrace_caller variant of %s", a.Name, c.file)
 			}
-			exit := variant(t, a, "rth-legacy")
+			exitName := c.exit
+			if exitName == "" {
+				exitName = "rth-legacy"
+			}
+			exit := variant(t, a, exitName)
 			if _, ok := exit.Headers[c.header]; !ok {
 				t.Fatalf("%s's exit %s has no header %s: nothing to tell apart", a.Name, exit.Name, c.header)
 			}

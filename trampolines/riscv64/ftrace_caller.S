@@ -12,6 +12,8 @@
  * afterwards (arch_ftrace_set_direct_caller) is a direct trampoline,
  * entered with ra = the parent and t0 = the return into the function.
  */
+#include "fregs_args.h"
+
 	.text
 SYM_FUNC_START(ftrace_caller)
 	mv	t1, zero			/* no direct trampoline yet */
@@ -24,14 +26,7 @@ SYM_FUNC_START(ftrace_caller)
 	REG_S	s0, FREGS_S0(sp)		/* the frame the graph entry files */
 #endif
 	REG_S	t1, FREGS_T1(sp)
-	REG_S	a0, FREGS_A0(sp)
-	REG_S	a1, FREGS_A1(sp)
-	REG_S	a2, FREGS_A2(sp)
-	REG_S	a3, FREGS_A3(sp)
-	REG_S	a4, FREGS_A4(sp)
-	REG_S	a5, FREGS_A5(sp)
-	REG_S	a6, FREGS_A6(sp)
-	REG_S	a7, FREGS_A7(sp)
+	fregs_save_args
 
 	addi	a0, t0, -MCOUNT_INSN_SIZE	/* ip: the call site */
 	la	a1, function_trace_op
@@ -47,14 +42,7 @@ SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
 	REG_L	s0, FREGS_S0(sp)
 #endif
 	REG_L	t1, FREGS_T1(sp)
-	REG_L	a0, FREGS_A0(sp)
-	REG_L	a1, FREGS_A1(sp)
-	REG_L	a2, FREGS_A2(sp)
-	REG_L	a3, FREGS_A3(sp)
-	REG_L	a4, FREGS_A4(sp)
-	REG_L	a5, FREGS_A5(sp)
-	REG_L	a6, FREGS_A6(sp)
-	REG_L	a7, FREGS_A7(sp)
+	fregs_restore_args
 	addi	sp, sp, FREGS_SIZE_ON_STACK
 	bnez	t1, .Ldirect
 	jr	t0
