@@ -16,17 +16,25 @@ import (
 // regsCaller is each arch's entry variant that hands full pt_regs to its
 // callbacks (arm64: the WITH_REGS ftrace_regs_caller of v6.0-v6.1; from
 // v6.2 arm64 has no full-regs entry).
-var regsCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_regs_caller-v6.1"}
+//
+// riscv64: "" (none). The modelled eras are v6.11+, where
+// DYNAMIC_FTRACE_WITH_ARGS replaced WITH_REGS (7caa9765465f) and
+// arch_ftrace_get_regs returns NULL (arch/riscv/include/asm/ftrace.h):
+// no entry hands full pt_regs over.
+var regsCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_regs_caller-v6.1", "riscv64": ""}
 
 // partialCaller is each arch's entry variant whose callbacks get no full
 // pt_regs from arch_ftrace_get_regs, with a kprobe-style user installed
 // ("" on arm64: its WITH_REGS ftrace_caller sends such users through
-// ftrace_regs_caller, and from v6.2 there are none).
-var partialCaller = map[string]string{"x86_64": "ftrace_caller", "s390x": "ftrace_caller", "arm64": ""}
+// ftrace_regs_caller, and from v6.2 there are none; riscv64's WITH_ARGS
+// ftrace_caller is its only entry, and a kprobe-style user gets NULL
+// from it).
+var partialCaller = map[string]string{"x86_64": "ftrace_caller", "s390x": "ftrace_caller", "arm64": "", "riscv64": "ftrace_caller"}
 
 // directCaller is each arch's entry variant with the direct-call path
-// (arm64: the v6.4+ ftrace_caller, FREGS_DIRECT_TRAMP).
-var directCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_caller"}
+// (arm64: the v6.4+ ftrace_caller, FREGS_DIRECT_TRAMP; riscv64: the
+// WITH_ARGS ftrace_caller, FREGS_T1).
+var directCaller = map[string]string{"x86_64": "ftrace_regs_caller", "s390x": "ftrace_regs_caller", "arm64": "ftrace_caller", "riscv64": "ftrace_caller"}
 
 // archVariant is the arch's entry of one of the maps above; a missing arch
 // is fatal.

@@ -77,7 +77,9 @@ func TestIPModifyingUsers(t *testing.T) {
 // dropped (x86-64: RIP not copied back over the return slot; s390x:
 // returning through a saved r0 instead of psw.addr) loses both the live
 // patch and the error injection: a control finding on klp_target and on
-// fei_target (arm64, without kprobes on ftrace: klp_target only), on every arch.
+// fei_target (arm64, riscv64, without kprobes on ftrace: klp_target
+// only), on every arch; riscv64, which has no regs caller, through its
+// WITH_ARGS ftrace_caller.
 func TestRedirectLostThroughRegsCaller(t *testing.T) {
 	cases := []struct {
 		arch          string
@@ -90,10 +92,25 @@ func TestRedirectLostThroughRegsCaller(t *testing.T) {
 		// arm64: continue at the bl + 4 its own frame record holds, not at
 		// pt_regs.pc.
 		{"arm64", "pt_regs_entry.h", "\tldr\tx9, [sp, #S_PC]\n", "\tldr\tx9, [sp, #(S_STACKFRAME + 8)]\n"},
+		// riscv64: continue at a copy of the entry's t0 (the call site +
+		// 8) kept in the frame's padding word, not at fregs->epc.
+		{"riscv64", "", "\tREG_S\tt0, FREGS_EPC(sp)\n", "\tREG_S\tt0, FREGS_EPC(sp)\n\tREG_S\tt0, (FREGS_SIZE_ON_STACK - 8)(sp)\n"},
+		{"riscv64", "", "\tREG_L\tt0, FREGS_EPC(sp)\t\t/* a live patch may have moved it */\n", "\tREG_L\tt0, (FREGS_SIZE_ON_STACK - 8)(sp)\n"},
+	}
+	// riscv64 has no regs caller (regsCaller): from v6.11 its WITH_ARGS
+	// ftrace_caller is the entry that redirects, reloading t0 from
+	// fregs->epc (ftrace_regs_set_instruction_pointer, the live patch's
+	// klp_arch_set_pc; arch/riscv/include/asm/ftrace.h), and no kprobe
+	// runs through it (ftrace.ArchOps.KprobesOnFtrace).
+	redirectCaller := func(a *regs.Arch) string {
+		if v := archVariant(t, regsCaller, a); v != "" {
+			return v
+		}
+		return archVariant(t, partialCaller, a)
 	}
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
-			tr := variant(t, a, archVariant(t, regsCaller, a))
+			tr := variant(t, a, redirectCaller(a))
 			tr.Name += "-redirect-lost"
 			tr.Headers = maps.Clone(tr.Headers)
 			edits := 0
@@ -121,7 +138,7 @@ func TestRedirectLostThroughRegsCaller(t *testing.T) {
 			}
 			// Each source is built with its own headers
 			// (harness.Setup.BuildWith): the edit reaches tr alone.
-			partner, err := harness.Pair(a, variant(t, a, archVariant(t, regsCaller, a)))
+			partner, err := harness.Pair(a, variant(t, a, redirectCaller(a)))
 			if err != nil {
 				t.Fatal(err)
 			}
