@@ -93,21 +93,32 @@ func riscv64Convention(a *regs.Arch) convention {
 // riscv64FrameRecords: from s0 at a call into C, the frame records
 // (HostCall.Backchain: frame pointer, ra, frame pointer, ra, ...) must
 // reach the caller's record (s0 at trampoline entry) and then the
-// driver's.
+// driver's. An exit's own records on the way (return_to_handler's
+// fgraph_ret_regs {.., s0, ra} of v6.5-v6.13) must hold the ra it was
+// entered with: walk_stackframe takes pc = ftrace_graph_ret_addr(current,
+// &graph_idx, frame->ra, &frame->ra) and stops at a pc that is no kernel
+// text (arch/riscv/kernel/stacktrace.c), so a record with any other ra
+// loses the caller although its fp leads on.
 func riscv64FrameRecords(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCall) (summary, example string) {
 	rec := hc.Backchain
 	caller, driver := inv.Before[a.FP], inv.DriverRecord
-	seen := false
+	seen, badRA := false, false
 	for i := 0; i+1 < len(rec); i += 2 {
 		if rec[i] == caller {
 			seen = true
 		}
-		if seen && rec[i] == driver {
+		if !seen && inv.Role == trampolines.Exit && rec[i+1] != inv.Before[a.Link] {
+			badRA = true
+		}
+		if seen && rec[i] == driver && !badRA {
 			return "", ""
 		}
 	}
 	missing := "the caller's frame record (s0 at entry)"
-	if seen {
+	switch {
+	case seen && badRA:
+		missing = "the caller: a record before the caller's does not hold the ra return_to_handler was entered with"
+	case seen:
 		missing = "the driver's frame record"
 	}
 	return fmt.Sprintf("the frame-record chain from s0 at the call to %s does not reach %s", hc.Name, missing),

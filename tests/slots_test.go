@@ -141,9 +141,13 @@ func TestEverySlotSaveDeleted(t *testing.T) {
 			}
 		}
 	})
-	total := 0
+	total := 0 // the variants the subtests cover: every one but the rethook trampolines
 	for _, a := range regs.Arches {
-		total += len(harness.VariantsOf(a, ""))
+		for _, v := range harness.VariantsOf(a, "") {
+			if v.Role != trampolines.Rethook {
+				total++
+			}
+		}
 	}
 	if t.Failed() || len(lines) != total {
 		return // failed, or a -run subset: the golden file is the whole table
@@ -189,6 +193,18 @@ func TestEverySlotSaveDeleted(t *testing.T) {
 func slotOutcomes(t *testing.T, a *regs.Arch, v *trampolines.Variant) ([]string, map[string][]string) {
 	tr := variant(t, a, v.Name)
 	pub, _, err := slotRun(a, tr, harness.UserSet{})
+	if v.NoReturn {
+		// A known bug that never gets back to the traced function's
+		// caller (riscv64 rth-v6.14's "Bad frame pointer", arm64's -pg
+		// twins): no cost and no deleted save to judge, but the runs
+		// must fail as the registry says (an error finding, or a run
+		// stopped under the readers of every slot).
+		_, _, errAll := slotRun(a, tr, everyReader)
+		if err == nil && errAll == nil && pub.Errors() == 0 {
+			t.Fatalf("a NoReturn variant (%s) ran to its end without an error%s", v.Bug, findings(pub))
+		}
+		return []string{fmt.Sprintf("%s/%s: never returns (known bug: %s)", a.Name, v.Name, v.Bug)}, nil
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
