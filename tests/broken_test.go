@@ -63,6 +63,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"s390x_rth_ok.S", nil, nil},
 	}
 	cases = append(cases, arm64Broken...)
+	cases = append(cases, riscv64Broken...)
 	files, _ := filepath.Glob("testdata/broken/*.S")
 	if len(files) != len(cases) {
 		t.Errorf("testdata/broken has %d files, the tables %d: keep them in step", len(files), len(cases))
@@ -77,6 +78,9 @@ func TestBrokenFiles(t *testing.T) {
 			}
 			if strings.HasPrefix(c.file, "arm64") {
 				arch = regs.ARM64
+			}
+			if strings.HasPrefix(c.file, "riscv64") {
+				arch = regs.RISCV64
 			}
 			role := trampolines.Exit
 			if strings.Contains(c.file, "_entry_") {
@@ -105,6 +109,13 @@ type brokenCase struct {
 	file      string
 	want      []check.Kind
 	workloads []string // nil: brokenWorkloads
+}
+
+// riscv64Broken are the riscv64 files of testdata/broken (written for
+// trampemu in the kernel's riscv style).
+var riscv64Broken = []brokenCase{
+	{"riscv64_entry_loops.S", []check.Kind{check.Control}, nil},
+	{"riscv64_rth_ok.S", nil, nil},
 }
 
 // arm64Broken are the arm64 files of testdata/broken (written for
