@@ -212,6 +212,11 @@ const (
 	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
 	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
 	PrepareParentIP
+	// PrepareParentSelfFP: riscv64 v5.11-v6.7 (arch/riscv/kernel/ftrace.c)
+	// void prepare_ftrace_return(unsigned long *parent, self_addr,
+	// frame_pointer): function_graph_enter(*parent, self_addr,
+	// frame_pointer, parent), the hook written through parent.
+	PrepareParentSelfFP
 )
 
 // PrepareCall is what one call of prepare_ftrace_return did: the traced
@@ -229,6 +234,9 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
 		return PrepareCall{Func: args[0]}, nil
+	case PrepareParentSelfFP:
+		k.PrepareFtraceReturnX86(args[1], args[0], args[2])
+		return PrepareCall{Func: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil

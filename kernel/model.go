@@ -67,6 +67,10 @@ type Model struct {
 	// WITH_ARGS struct ftrace_regs wraps a pt_regs, include/linux/ftrace.h
 	// v5.11-v6.1), not the arch's own struct ftrace_regs.
 	PtRegs bool
+	// Sites are the call-site forms the era's files have, the usual one
+	// first (nil: the arch's only form); a file's own form (Choice.Site)
+	// must be one of them.
+	Sites []trampolines.CallSite
 	// Partner names the registry variant of each role used when the file
 	// does not define that role itself.
 	Partner map[trampolines.Role]string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,9 @@ const (
 	PropFPTest = "fp-test"
 	// PropOffsets: the asm-offsets names the file uses.
 	PropOffsets = "asm-offsets"
+	// PropSite: the call-site form the entry is reached from, where an
+	// arch had more than one (riscv64).
+	PropSite = "call-site"
 )
 
 // The CONFIG options some properties are.
@@ -177,7 +181,16 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 		c.Makefile = mk
 		c.Note = fmt.Sprintf("Makefile says %s, which no %s model covers (the models are %s); the file decides", mk, arch, ModelNames(arch))
 	}
+	c.Site = ev.Site
+	if c.Site == "" && len(c.Model.Sites) > 0 {
+		c.Site = c.Model.Sites[0]
+	}
 	c.Properties = properties(arch, c.Model, ev, entryWhy, entryFrom)
+	for i, p := range c.Properties {
+		if p.Name == PropSite {
+			c.Properties[i].Value = string(c.Site)
+		}
+	}
 	for i, p := range c.Properties {
 		if p.Name == PropExit && p.From != fromFile {
 			c.Properties[i].Evidence, c.Properties[i].From = exitWhy, exitFrom
@@ -274,7 +287,8 @@ func exitOption(arch, opt string) bool {
 // sameModel reports whether two models build and judge a file alike.
 func sameModel(a, b *Model) bool {
 	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs &&
-		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config)
+		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config) &&
+		slices.Equal(a.Sites, b.Sites)
 }
 
 // properties lists the model's properties: the file's evidence for each
@@ -328,7 +342,7 @@ func modelValue(arch string, m *Model, name string) string {
 			return "not called"
 		}
 		return map[ftrace.PrepareABI]string{ftrace.PrepareIPParentFP: "(ip, parent, frame_pointer)", ftrace.PrepareRaSpIP: "(ra, sp, ip)",
-			ftrace.PrepareParentIP: "(parent, ip)"}[m.Prepare]
+			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentSelfFP: "(parent, self_addr, frame_pointer)"}[m.Prepare]
 	case PropExit:
 		return map[trampolines.ExitABI]string{trampolines.ExitLegacy: "frame_pointer", trampolines.ExitRetRegs: "struct fgraph_ret_regs",
 			trampolines.ExitFregs: "struct ftrace_regs"}[m.ExitABI]
@@ -349,6 +363,11 @@ func modelValue(arch string, m *Model, name string) string {
 		return yesNo(m.Config[optDirect] == "y")
 	case PropCallOps:
 		return yesNo(m.Config[optCallOps] == "y")
+	case PropSite:
+		if len(m.Sites) == 0 {
+			return ""
+		}
+		return string(m.Sites[0])
 	case PropFPTest:
 		if a, err := regs.ArchByName(arch); err == nil {
 			if ops, err := ftrace.OpsOf(a); err == nil {

@@ -40,6 +40,34 @@ const (
 	GraphNone GraphEntry = "none"
 )
 
+// CallSite is the form of the traced call site where an arch had more
+// than one across its eras (riscv64: arch/riscv/kernel/ftrace.c); ""
+// is the arch's only form.
+type CallSite string
+
+// riscv64 call-site forms (shared/reference/riscv64.md "Call site").
+const (
+	// SiteMcount: -pg, a call to _mcount in the prologue (riscv64
+	// v4.16-v5.10): not modelled.
+	SiteMcount CallSite = "mcount"
+	// SiteRA: "sd ra,-8(sp); auipc ra; jalr ra; ld ra,-8(sp)" written at
+	// the function (arch/riscv/kernel/ftrace.c v5.11-v6.2 ftrace_make_call,
+	// afc76b8b8011): ra = func + 12 in the trampoline, the parent in the
+	// word below sp, rec->ip = func.
+	SiteRA CallSite = "ra"
+	// SiteT0: "auipc t0; jalr t0" written as a pair (make_call_t0, v6.3
+	// 6724a76cff85 to v6.15): t0 = func + 8, ra = the parent, rec->ip = func.
+	SiteT0 CallSite = "t0"
+	// SiteJalr: the auipc written at boot, enable and disable rewrite only
+	// the jalr (v6.16, b2137c3b6d7a): rec->ip = func + 4 (the jalr), the
+	// trampoline passes ip = t0 - MCOUNT_JALR_SIZE.
+	SiteJalr CallSite = "jalr"
+	// SiteJalrDraft: the CALL_OPS series as AndybnACT/linux-riscv@0413b9a60dc3
+	// has it: jalr-only patching with rec->ip = func (ftrace_rec_set_ops at
+	// rec->ip - 8) and ip = t0 - FENTRY_RA_OFFSET (8).
+	SiteJalrDraft CallSite = "jalr-draft"
+)
+
 // ExitABI is what return_to_handler passes to ftrace_return_to_handler.
 type ExitABI string
 
