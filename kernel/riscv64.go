@@ -218,13 +218,19 @@ func detectRISCV64(s *source) Evidence {
 		text = blankBranch(text, riscvRegsIf)
 	}
 	s = &source{name: s.name, text: text}
-	fcAt := s.def("ftrace_caller")
+	// A file may define ftrace_regs_caller alone (the WITH_REGS entry of
+	// v5.11-v6.10): it then says what ftrace_caller would.
+	entry := "ftrace_caller"
+	if !s.defines(entry) && s.defines("ftrace_regs_caller") {
+		entry = "ftrace_regs_caller"
+	}
+	fcAt := s.def(entry)
 	ev.Entry = fcAt >= 0
 	ev.Exit = s.defines("return_to_handler")
 	defs := riscvDefines(s.text)
 	if ev.Entry {
-		body := s.withMacros("ftrace_caller", riscvEnd("ftrace_caller"))
-		from, to := s.bodyN("ftrace_caller", riscvEnd("ftrace_caller"), 200)
+		body := s.withMacros(entry, riscvEnd(entry))
+		from, to := s.bodyN(entry, riscvEnd(entry), 200)
 		callOps := s.find(riscvCallOpsR, 0, -1)
 		dest := s.find(riscvCallDest, 0, -1)
 		if at := s.find(riscvIPFromRA, from, to); at >= 0 {
@@ -240,22 +246,29 @@ func detectRISCV64(s *source) Evidence {
 			at = riscvFindIn(body, riscvIPFromT0)
 			if at >= 0 {
 				ev.Site = riscvT0Site(defs.value(riscvIPFromT0.FindStringSubmatch(body[at:])[1]), callOps >= 0 || dest >= 0)
-				ev.decide(PropSite, riscvSiteWhy(ev.Site), "ftrace_caller at "+s.at(fcAt)+", through its macros: `"+strings.TrimSpace(firstLine(body[at:]))+"`")
+				ev.decide(PropSite, riscvSiteWhy(ev.Site), entry+" at "+s.at(fcAt)+", through its macros: `"+strings.TrimSpace(firstLine(body[at:]))+"`")
 			}
 		} else {
 			ev.Site = riscvT0Site(defs.value(riscvIPFromT0.FindStringSubmatch(s.text[at:to])[1]), callOps >= 0 || dest >= 0)
 			ev.decide(PropSite, riscvSiteWhy(ev.Site), s.cite(at))
 		}
-		if at := s.def("ftrace_graph_call"); at >= 0 {
+		graphCall := "ftrace_graph_call"
+		if entry == "ftrace_regs_caller" {
+			graphCall = "ftrace_graph_regs_call"
+		}
+		if at := s.def(graphCall); at >= 0 {
 			ev.Graph = trampolines.GraphViaCaller
 			ev.Prepare = ftrace.PrepareParentSelfFP
-			ev.decide(PropGraph, "the call at ftrace_graph_call is patched to prepare_ftrace_return (<= v6.7)", s.cite(at))
-			ev.decide(PropPrepare, "ftrace_caller sets a0 = &parent, a1 = ip, a2 = s0 before ftrace_graph_call (<= v6.7)", s.cite(at))
+			ev.decide(PropGraph, "the call at "+graphCall+" is patched to prepare_ftrace_return (<= v6.7)", s.cite(at))
+			ev.decide(PropPrepare, entry+" sets a0 = &parent, a1 = ip, a2 = s0 before "+graphCall+" (<= v6.7)", s.cite(at))
 		} else {
 			ev.Graph = trampolines.GraphViaOps
-			ev.decide(PropGraph, "no ftrace_graph_call: graph through ftrace_graph_func (v6.8+)", "ftrace_caller at "+s.at(fcAt)+", no ftrace_graph_call in the branch a build takes")
+			ev.decide(PropGraph, "no "+graphCall+": graph through ftrace_graph_func (v6.8+)", entry+" at "+s.at(fcAt)+", no "+graphCall+" in the branch a build takes")
 		}
 		switch {
+		case entry == "ftrace_regs_caller" && riscvFindIn(body, riscvPtRegsRE) >= 0:
+			ev.PtRegs = "yes"
+			ev.decide(PropArgs, "ftrace_regs_caller fills a pt_regs (WITH_REGS, v5.11-v6.10)", riscvMacroCite(s, fcAt, body, riscvPtRegsRE))
 		case riscvFindIn(body, riscvFregsRE) >= 0:
 			ev.WithArgs, ev.PtRegs = "yes", "no"
 			ev.decide(PropArgs, "ftrace_caller fills struct __arch_ftrace_regs (FREGS_*, WITH_ARGS, v6.11+)", riscvMacroCite(s, fcAt, body, riscvFregsRE))
@@ -273,14 +286,14 @@ func detectRISCV64(s *source) Evidence {
 			ev.decide(PropCallOps, "the ops literal before the function (CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS, v6.16)", s.cite(callOps))
 		} else {
 			ev.CallOps = "no"
-			ev.decide(PropCallOps, "an entry without CALL_OPS code (<= v6.15)", "ftrace_caller at "+s.at(fcAt))
+			ev.decide(PropCallOps, "an entry without CALL_OPS code (<= v6.15)", entry+" at "+s.at(fcAt))
 		}
 		if at := s.find(riscvDirectRE, 0, -1); at >= 0 {
 			ev.Direct = "yes"
 			ev.decide(PropDirect, "a direct trampoline through t1 (ftrace_stub_direct_tramp, v6.8+)", s.cite(at))
 		} else {
 			ev.Direct = "no"
-			ev.decide(PropDirect, "no direct-call path (<= v6.7)", "ftrace_caller at "+s.at(fcAt))
+			ev.decide(PropDirect, "no direct-call path (<= v6.7)", entry+" at "+s.at(fcAt))
 		}
 	}
 	if ev.Exit {

@@ -22,7 +22,9 @@
  * raises sp back onto the parent word to load it, lowers sp again and
  * reloads ra from PT_EPC, and on the way out it raises sp over the whole
  * pt_regs to put PT_RA back into the word before it reloads every
- * register: both times the frame it still reads is below sp.
+ * register: both times the frame it still reads is below sp. Its frame
+ * is 8 + 288 = 296 bytes: sp is 8 bytes off the psABI's 16-byte
+ * alignment while C runs (6724a76cff85 dropped the extra word).
  *
  * Graph: the call at ftrace_graph_call (ftrace_graph_regs_call) is
  * patched to prepare_ftrace_return(&parent word, func, s0)
@@ -112,13 +114,9 @@ SYM_FUNC_START(ftrace_regs_caller)
 	addi	sp, sp, -SZREG
 	addi	sp, sp, -PT_SIZE_ON_STACK
 	REG_S	ra, PT_EPC(sp)			/* func + 12 */
-#ifndef E1_REGS_NO_DETOUR
 	addi	sp, sp, PT_SIZE_ON_STACK	/* PT_EPC is below sp now */
 	REG_L	ra, 0(sp)			/* the parent word */
 	addi	sp, sp, -PT_SIZE_ON_STACK
-#else
-	REG_L	ra, PT_SIZE_ON_STACK(sp)	/* the same word, sp kept low */
-#endif
 	REG_S	ra, PT_RA(sp)
 	REG_L	ra, PT_EPC(sp)
 	REG_S	sp, PT_SP(sp)			/* the lowered sp */
@@ -142,13 +140,9 @@ SYM_INNER_LABEL(ftrace_graph_regs_call, SYM_L_GLOBAL)
 	call	ftrace_stub
 #endif
 	REG_L	ra, PT_RA(sp)
-#ifndef E1_REGS_NO_DETOUR
 	addi	sp, sp, PT_SIZE_ON_STACK	/* the whole pt_regs below sp */
 	REG_S	ra, 0(sp)			/* back into the parent word */
 	addi	sp, sp, -PT_SIZE_ON_STACK
-#else
-	REG_S	ra, PT_SIZE_ON_STACK(sp)
-#endif
 	REG_L	ra, PT_EPC(sp)
 	REG_L	sp, PT_SP(sp)
 	e1_rest	REG_L

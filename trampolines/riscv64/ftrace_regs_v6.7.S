@@ -18,8 +18,8 @@
  * pt_regs); ftrace_regs_caller a pt_regs, in which x2 is stored after sp
  * was lowered: regs->sp is the trampoline's sp (entry sp - 288), not the
  * traced function's, until the v6.11 WITH_ARGS entry saved the entry sp
- * (7caa9765465f, "Save original SP in T4"). E2_REGS_ENTRY_SP stores the
- * entry sp instead (a twin, what that change did).
+ * (7caa9765465f, "Save original SP in T4"; tests/testdata/broken
+ * riscv64_entry_regs_lowered_sp.S and its twin).
  */
 #define E2_RA_OFFSET	8	/* FENTRY_RA_OFFSET: t0 - 8 is the function */
 #define E2_BLOCK	80
@@ -92,20 +92,10 @@ SYM_FUNC_END(ftrace_caller)
 
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
 SYM_FUNC_START(ftrace_regs_caller)
-#ifndef E2_REGS_ENTRY_SP
 	addi	sp, sp, -PT_SIZE_ON_STACK
 	REG_S	t0, PT_EPC(sp)
 	REG_S	ra, PT_RA(sp)
 	REG_S	sp, PT_SP(sp)			/* already lowered */
-#else
-	addi	sp, sp, -PT_SIZE_ON_STACK
-	REG_S	t0, PT_EPC(sp)
-	REG_S	ra, PT_RA(sp)
-	REG_S	t1, PT_T1(sp)
-	addi	t1, sp, PT_SIZE_ON_STACK
-	REG_S	t1, PT_SP(sp)			/* the traced function's sp */
-	REG_L	t1, PT_T1(sp)
-#endif
 	REG_S	gp, PT_GP(sp)
 	REG_S	tp, PT_TP(sp)
 	REG_S	t0, PT_T0(sp)
@@ -129,9 +119,7 @@ SYM_INNER_LABEL(ftrace_graph_regs_call, SYM_L_GLOBAL)
 	call	ftrace_stub
 #endif
 	REG_L	ra, PT_RA(sp)
-#ifndef E2_REGS_ENTRY_SP
 	REG_L	sp, PT_SP(sp)			/* the lowered sp it stored */
-#endif
 	REG_L	gp, PT_GP(sp)
 	REG_L	tp, PT_TP(sp)
 	REG_L	t0, PT_EPC(sp)			/* where to go: a live patch moves it */
