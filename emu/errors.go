@@ -98,11 +98,12 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "\n  %v", e.Err)
 	}
 	fmt.Fprintf(&b, "\n  after %d instructions; registers:\n", e.Executed)
-	for _, a := range regs.Arches {
+	for _, a := range append(regs.Arches[:len(regs.Arches):len(regs.Arches)], regs.RISCV64) {
 		if a.Name == e.Arch {
 			for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
 				b.WriteString("    " + l + "\n")
 			}
+			break
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"trampemu/asm"
-	"trampemu/regs"
 )
 
 // exactPrograms are hand-counted: instructions, loads and stores (implicit
@@ -65,10 +64,27 @@ SYM_CODE_START(done)
 	nop
 SYM_CODE_END(done)
 `, ExactCount{Instructions: 6, Loads: 2, Stores: 2, LoadBytes: 24, StoreBytes: 24}},
+	"riscv64": {`
+	.text
+SYM_FUNC_START(exact_start)
+	addi	sp, sp, -16		/* no access */
+	sd	ra, 8(sp)		/* store 8 */
+	sw	a0, 0(sp)		/* store 4 */
+	lw	a1, 0(sp)		/* load 4 */
+	ld	ra, 8(sp)		/* load 8 */
+	addi	sp, sp, 16		/* no access */
+	ret
+exact_end:
+	nop
+SYM_FUNC_END(exact_start)
+SYM_CODE_START(done)
+	nop
+SYM_CODE_END(done)
+`, ExactCount{Instructions: 7, Loads: 2, Stores: 2, LoadBytes: 12, StoreBytes: 12}},
 }
 
 func TestExactCounterCountsByHand(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range testArches() {
 		t.Run(a.Name, func(t *testing.T) {
 			p, ok := exactPrograms[a.Name]
 			if !ok {
@@ -131,7 +147,7 @@ func TestExactCounterCountsByHand(t *testing.T) {
 }
 
 func TestExactCounterRejectsBadRanges(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range testArches() {
 		m := newTestMachine(t, a)
 		if _, err := m.CountExact(); err == nil {
 			t.Errorf("%s: no range accepted", a.Name)
@@ -146,7 +162,7 @@ func TestExactCounterRejectsBadRanges(t *testing.T) {
 }
 
 func TestGoRawRunsWithoutHooks(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range testArches() {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			calls := 0
@@ -181,7 +197,7 @@ func TestGoRawRunsWithoutHooks(t *testing.T) {
 }
 
 func TestDropHostFunctionsKeepsTheBlockCounter(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range testArches() {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			calls := 0
@@ -202,7 +218,7 @@ func TestDropHostFunctionsKeepsTheBlockCounter(t *testing.T) {
 }
 
 func TestGoRawRefusesATracer(t *testing.T) {
-	for _, a := range regs.Arches {
+	for _, a := range testArches() {
 		m := newTestMachine(t, a)
 		if err := m.Trace(nopTracer{}, sym(t, m, "guest_add"), sym(t, m, "done")); err != nil {
 			t.Fatal(err)
