@@ -66,6 +66,10 @@ type ArchOps struct {
 	EnableGraph func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// GraphOldLen is how many bytes of the old branch EnableGraph looks at.
 	GraphOldLen int
+	// GraphAlsoSites are further graph calls patched like GraphSite where
+	// the image has them (riscv64 v5.11-v6.7: ftrace_graph_regs_call in
+	// ftrace_regs_caller).
+	GraphAlsoSites []string
 	// GraphFunc is the arch's ftrace_graph_func body: hook the traced
 	// function's return address in fregs (the core is the frame's user).
 	GraphFunc func(k *Kernel, ip uint64, fregs *regs.Frame)

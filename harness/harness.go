@@ -398,11 +398,11 @@ func (h *Harness) enableGraphPath() error {
 	case trampolines.GraphViaOps:
 		return h.K.EnableGraphViaOps()
 	case trampolines.GraphViaCaller:
-		p, err := graphCallerPatch(h.Setup, h.Image)
+		ps, err := graphCallerPatches(h.Setup, h.Image)
 		if err != nil {
 			return err
 		}
-		return h.apply([]Patch{p})
+		return h.apply(ps)
 	}
 	return nil
 }

@@ -44,11 +44,11 @@ func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch
 		ps = append(ps, p)
 	}
 	if graph && s.Entry.Graph == trampolines.GraphViaCaller {
-		p, err := graphCallerPatch(s, im)
+		gp, err := graphCallerPatches(s, im)
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, p)
+		ps = append(ps, gp...)
 	}
 	return ps, nil
 }
@@ -104,6 +104,32 @@ func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
 		return Patch{}, modelMismatch(a, s.Entry, fmt.Errorf("%s at %s %v", ops.GraphSite, im.Describe(site), err))
 	}
 	return Patch{site, code}, nil
+}
+
+// graphCallerPatches is graphCallerPatch with the arch's other graph
+// calls (ftrace.ArchOps.GraphAlsoSites) the image has, each patched the
+// same way: riscv64 v5.11-v6.7 ftrace_enable_ftrace_graph_caller rewrites
+// ftrace_graph_call and ftrace_graph_regs_call.
+func graphCallerPatches(s Setup, im *asm.Image) ([]Patch, error) {
+	p, err := graphCallerPatch(s, im)
+	if err != nil {
+		return nil, err
+	}
+	ps := []Patch{p}
+	ops := ftrace.MustOps(s.Arch)
+	target, _ := im.Symbol(ops.GraphTarget)
+	for _, name := range ops.GraphAlsoSites {
+		site, ok := im.Symbol(name)
+		if !ok {
+			continue
+		}
+		code, err := ops.EnableGraph(s.Arch, site, target, im.Bytes(site, ops.GraphOldLen))
+		if err != nil {
+			return nil, modelMismatch(s.Arch, s.Entry, fmt.Errorf("%s at %s %v", name, im.Describe(site), err))
+		}
+		ps = append(ps, Patch{site, code})
+	}
+	return ps, nil
 }
 
 // modelMismatch explains a patch that fails on a user's file (a Tramp with
