@@ -49,6 +49,10 @@ type ArchOps struct {
 	// MakeCall encodes the enabled call site at site calling target
 	// (ftrace_make_call).
 	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// SiteForms are the arch's other call-site forms by name
+	// (trampolines.CallSite; riscv64's eras), each with its own NopSite and
+	// MakeCall; the fields above are the usual form.
+	SiteForms map[string]*SiteForm
 	// ModifyCall re-encodes the call already at site (old) to call target,
 	// keeping its form (ftrace_update_ftrace_func on ftrace_call).
 	ModifyCall func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
@@ -115,6 +119,35 @@ type ArchOps struct {
 	// arch_rethook_fixup_return: it returns what the C function returns
 	// (returns false: void, x86-64).
 	RethookCallback func(k *Kernel, p *regs.Frame) (ret uint64, returns bool, err error)
+}
+
+// SiteForm is one form of an arch's traced call site where the arch had
+// more than one (riscv64: arch/riscv/kernel/ftrace.c of each era): how
+// the site is disabled and enabled, and where the trampoline finds itself
+// entered from.
+type SiteForm struct {
+	// NopSite is the disabled site (ftrace_make_nop).
+	NopSite []byte
+	// MakeCall encodes the enabled site (ftrace_make_call).
+	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// RecIP is rec->ip, the ip the entry hands the callbacks and the
+	// filters hold, as an offset from the site (riscv64 v6.16 jalr-only:
+	// 4, the jalr).
+	RecIP uint64
+	// Return is where the entry trampoline returns to, as an offset from
+	// the site (MCOUNT_INSN_SIZE for the arches' usual forms; riscv64
+	// v5.11-v6.2: 12, the "ld ra" after the jalr).
+	Return uint64
+}
+
+// Form returns the site form named name (trampolines.CallSite), or the
+// arch's usual one (its own NopSite and MakeCall) for "" or a name the
+// arch does not list.
+func (o *ArchOps) Form(name string) SiteForm {
+	if f, ok := o.SiteForms[name]; ok && name != "" {
+		return *f
+	}
+	return SiteForm{NopSite: o.NopSite, MakeCall: o.MakeCall, Return: uint64(o.Arch.McountInsnSize)}
 }
 
 // SiteAt reports whether a call site may sit off bytes into its function.
