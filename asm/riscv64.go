@@ -47,6 +47,11 @@ const riscv64Prelude = `
 #define RISCV_SHORT .half
 #define RISCV_SZSHORT 2
 #define RISCV_LGSHORT 1
+/* arch/riscv/include/asm/ftrace.h: "The graph frame test is not possible
+   if CONFIG_FRAME_POINTER is not enabled." */
+#if defined(CONFIG_FUNCTION_GRAPH_TRACER) && defined(CONFIG_FRAME_POINTER)
+#define HAVE_FUNCTION_GRAPH_FP_TEST
+#endif
 /* arch/riscv/include/asm/linkage.h: __ALIGN .balign 4, the commonPrelude
    one; include/linux/cfi_types.h without CONFIG_CFI_CLANG:
    SYM_TYPED_FUNC_START is SYM_FUNC_START (commonPrelude) */

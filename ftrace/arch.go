@@ -171,7 +171,7 @@ func (o *ArchOps) Provided() []string {
 }
 
 // archOps lists the hooks of every supported architecture.
-var archOps = []*ArchOps{x86Ops, s390Ops, arm64Ops}
+var archOps = []*ArchOps{x86Ops, s390Ops, arm64Ops, riscv64Ops}
 
 // OpsOf returns the arch's hooks, or an error naming the arch.
 func OpsOf(a *regs.Arch) (*ArchOps, error) {

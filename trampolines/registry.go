@@ -4,7 +4,7 @@ import "embed"
 
 // Files holds every .S and header of the package.
 //
-//go:embed x86_64 s390x arm64 workloads runtime native
+//go:embed x86_64 s390x arm64 riscv64 workloads runtime native
 var Files embed.FS
 
 // Role is what a trampoline does.
@@ -179,6 +179,19 @@ var (
 	// arch/arm64/kernel/entry-ftrace.S builds these variants of one file.
 	arm64CallOps = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": ""}
 	arm64Direct  = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
+)
+
+// riscv64 slot sets: struct __arch_ftrace_regs of v6.11-v6.15 and struct
+// fgraph_ret_regs (v6.5-v6.13). The entries are built with the frame
+// pointer (HAVE_FUNCTION_GRAPH_FP_TEST, the distribution kernels' option)
+// and direct calls, as arch/riscv/kernel/mcount-dyn.S is in v6.11+.
+var (
+	riscvArgSlots    = []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}
+	riscvCallerSlots = append([]string{"epc", "ra", "sp", "s0", "t1"}, riscvArgSlots...)
+	riscvRetSlots    = []string{"a1", "a0", "s0", "ra"}
+	riscvFixedSlots  = []string{"ra", "s0", "a0", "a1"}
+	riscvArgsFP      = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "",
+		"CONFIG_DYNAMIC_FTRACE_WITH_ARGS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
 )
 
 // Slots arch_rethook_trampoline's own code writes (the rest of pt_regs is
@@ -381,14 +394,35 @@ var Variants = []Variant{
 	{Name: "rth-merged", Arch: "arm64", Role: Exit, Model: "v6.14+ (fgraph: Replace fgraph_ret_regs with ftrace_regs)",
 		File: "arm64/rth_merged.S", Symbol: "return_to_handler", Claims: arm64RetSlots, Kernel: true,
 		Pair: "ftrace_caller", ExitABI: ExitFregs},
+
+	// ---- riscv64 entry ----
+	// arch_ftrace_get_regs is NULL with WITH_ARGS (arch/riscv/include/asm/ftrace.h
+	// v6.11+) and a kprobe on an ftrace site gets no regs: no user asks
+	// for a full pt_regs (NoFullRegs).
+	{Name: "ftrace_caller", Arch: "riscv64", Role: Entry, Model: "v6.11-v6.15 (WITH_ARGS, direct calls through t1; 7caa9765465f)",
+		File: "riscv64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: riscvArgsFP, Claims: riscvCallerSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
+
+	// ---- riscv64 exit ----
+	{Name: "rth-retval", Arch: "riscv64", Role: Exit, Model: "v6.5-v6.13 (fgraph_ret_regs, 32 bytes; b97aec082b51)",
+		File: "riscv64/rth_retval.S", Symbol: "return_to_handler", Claims: riscvRetSlots, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitRetRegs},
+	{Name: "rth-v6.14", Arch: "riscv64", Role: Exit, Model: "v6.14 (a3ed4157b7d8: an 80-byte block with a0/a1 at pt_regs indices)",
+		File: "riscv64/rth_v6.14.S", Symbol: "return_to_handler", Claims: []string{"ra"}, Kernel: true,
+		Bug:  "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-fixed", Arch: "riscv64", Role: Exit, Model: "v6.14-stable, v6.15+ (67a5ba8f742f: the FREGS_* block)",
+		File: "riscv64/rth_fixed.S", Symbol: "return_to_handler", Claims: riscvFixedSlots, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
 }
 
 // Current is the kernel's current variant per arch and role: what a
 // user's file is paired with.
 var Current = map[string]map[Role]string{
-	"x86_64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
-	"s390x":  {Entry: "ftrace_caller", Exit: "rth-merged"},
-	"arm64":  {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"x86_64":  {Entry: "ftrace_caller", Exit: "rth-fixed"},
+	"s390x":   {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"arm64":   {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"riscv64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
 }
 
 // Workload is a traced function of workloads/<arch>.S.
@@ -408,6 +442,7 @@ var Workloads = []Workload{
 	{Name: "six", Symbol: "six", Doc: "six arguments (s390x: the sixth on the stack)"},
 	{Name: "ret128", Arch: "x86_64", Symbol: "ret128", Doc: "a 128-bit return in rax:rdx"},
 	{Name: "ret128", Arch: "arm64", Symbol: "ret128", Doc: "a 128-bit return in x0:x1"},
+	{Name: "ret128", Arch: "riscv64", Symbol: "ret128", Doc: "a 128-bit return in a0:a1"},
 	{Name: "ret16", Arch: "s390x", Symbol: "ret16", Doc: "a 16-byte struct returned through memory (buffer in r2)"},
 	{Name: "callee_saved", Symbol: "callee_saved", Doc: "uses and restores the callee-saved registers"},
 	{Name: "fib", Symbol: "fib", Doc: "recursion, every level traced"},
