@@ -55,12 +55,8 @@ const riscv64Prelude = `
 /* arch/riscv/include/asm/linkage.h: __ALIGN .balign 4, the commonPrelude
    one; include/linux/cfi_types.h without CONFIG_CFI_CLANG:
    SYM_TYPED_FUNC_START is SYM_FUNC_START (commonPrelude) */
-/* arch/riscv/include/asm/ftrace.h (v4.16-v6.19): "The graph frame test is
-   not possible if CONFIG_FRAME_POINTER is not enabled"; MCOUNT_NAME is
-   _mcount for gcc (and clang >= 13) */
-#if defined(CONFIG_FUNCTION_GRAPH_TRACER) && defined(CONFIG_FRAME_POINTER)
-#define HAVE_FUNCTION_GRAPH_FP_TEST
-#endif
+/* arch/riscv/include/asm/ftrace.h (v4.16-v6.19): MCOUNT_NAME is _mcount
+   for gcc (and clang >= 13) */
 #define MCOUNT_NAME _mcount
 /* arch/riscv/include/asm/asm.h (v6.5+, "riscv: entry: Consolidate general
    regs saving/restoring"): x6-x31 to or from their pt_regs slots at sp,

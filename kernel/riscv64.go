@@ -45,7 +45,7 @@ const (
 	riscvEntryE1   = "ftrace_caller-v6.2"
 	riscvEntryE2   = "ftrace_caller-v6.7"
 	riscvEntryE3   = "ftrace_caller-v6.10"
-	riscvEntryE4   = "ftrace_caller-v6.15"
+	riscvEntryE4   = "ftrace_caller"
 	riscvEntryE5   = "ftrace_caller"
 	riscvExitFP    = "rth-legacy"
 	riscvExitRet   = "rth-retval"
