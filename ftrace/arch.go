@@ -126,6 +126,8 @@ type ArchOps struct {
 // the site is disabled and enabled, and where the trampoline finds itself
 // entered from.
 type SiteForm struct {
+	// Arch is the arch the form is of (set by ArchOps.Form).
+	Arch *regs.Arch
 	// NopSite is the disabled site (ftrace_make_nop).
 	NopSite []byte
 	// MakeCall encodes the enabled site (ftrace_make_call).
@@ -138,16 +140,25 @@ type SiteForm struct {
 	// the site (MCOUNT_INSN_SIZE for the arches' usual forms; riscv64
 	// v5.11-v6.2: 12, the "ld ra" after the jalr).
 	Return uint64
+	// Define, when set, is the preprocessor name the workloads are built
+	// with for the form (its NOP area: riscv64 v5.11-v6.2 has 16 bytes).
+	Define string
 }
+
+// Back is how far the ip the entry hands the callbacks is before the
+// address it returns to (Return - RecIP).
+func (f SiteForm) Back() uint64 { return f.Return - f.RecIP }
 
 // Form returns the site form named name (trampolines.CallSite), or the
 // arch's usual one (its own NopSite and MakeCall) for "" or a name the
 // arch does not list.
 func (o *ArchOps) Form(name string) SiteForm {
 	if f, ok := o.SiteForms[name]; ok && name != "" {
-		return *f
+		g := *f
+		g.Arch = o.Arch
+		return g
 	}
-	return SiteForm{NopSite: o.NopSite, MakeCall: o.MakeCall, Return: uint64(o.Arch.McountInsnSize)}
+	return SiteForm{Arch: o.Arch, NopSite: o.NopSite, MakeCall: o.MakeCall, Return: uint64(o.Arch.McountInsnSize)}
 }
 
 // SiteAt reports whether a call site may sit off bytes into its function.

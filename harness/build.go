@@ -137,7 +137,11 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		r.Unit = runtimeUnit
 		srcs = append(srcs, r)
 	}
-	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
+	wsrc := asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit}
+	if d := s.Form().Define; d != "" {
+		wsrc.Defines = map[string]string{d: ""}
+	}
+	srcs = append(srcs, wsrc)
 	im, err := asm.Build(opt, srcs...)
 	if err != nil {
 		return nil, err

@@ -51,9 +51,12 @@ type Options struct {
 
 // Site is a traced function's call site.
 type Site struct {
-	Addr   uint64 // the call site (ip passed to callbacks)
+	Addr uint64 // the call site
+	// IP is rec->ip, the ip passed to callbacks and held by the filters:
+	// Addr, or past it in a site form with another (ftrace.SiteForm.RecIP).
+	IP     uint64
 	Func   string // the function's symbol
-	Resume uint64 // Addr + MCOUNT_INSN_SIZE
+	Resume uint64 // where the entry trampoline returns to (Addr + MCOUNT_INSN_SIZE)
 }
 
 // Harness is a machine with one pairing loaded and the kernel stand-ins
@@ -244,7 +247,8 @@ func (h *Harness) init() error {
 			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).SiteOffsets)
 		}
 		h.siteByAddr[addr] = len(h.Sites)
-		h.Sites = append(h.Sites, Site{Addr: addr, Func: name, Resume: addr + uint64(a.McountInsnSize)})
+		form := h.Setup.Form()
+		h.Sites = append(h.Sites, Site{Addr: addr, IP: addr + form.RecIP, Func: name, Resume: addr + form.Return})
 	}
 
 	// The ops pointer the trampolines load, and the callback call sites.
@@ -357,7 +361,7 @@ func (h *Harness) Enable(funcs ...string) error {
 		if len(funcs) > 0 && !want[s.Func] {
 			continue
 		}
-		p, err := sitePatch(h.Arch, s.Addr, target)
+		p, err := sitePatch(h.Setup.Form(), s.Addr, target)
 		if err != nil {
 			return fmt.Errorf("enabling %s: %w", s.Func, err)
 		}
@@ -380,7 +384,7 @@ func (h *Harness) Enable(funcs ...string) error {
 // Disable restores every call site to its NOP.
 func (h *Harness) Disable() error {
 	for _, s := range h.Sites {
-		if err := h.M.PatchCode(s.Addr, ftrace.MustOps(h.Arch).NopSite); err != nil {
+		if err := h.M.PatchCode(s.Addr, h.Setup.Form().NopSite); err != nil {
 			return err
 		}
 	}

@@ -37,7 +37,7 @@ func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch
 		return nil, fmt.Errorf("missing symbols: %s (in %s)", s.Entry.Symbol, s.Entry.Source.Name)
 	}
 	for _, site := range im.McountLoc() {
-		p, err := sitePatch(a, site, target)
+		p, err := sitePatch(s.Form(), site, target)
 		if err != nil {
 			return nil, fmt.Errorf("call site %s: %w", im.Describe(site), err)
 		}
@@ -74,10 +74,18 @@ func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, err
 }
 
 // sitePatch turns a traced function's NOP site into a call of target
-// (ftrace.ArchOps.MakeCall).
-func sitePatch(a *regs.Arch, site, target uint64) (Patch, error) {
-	code, err := ftrace.MustOps(a).MakeCall(a, site, target)
+// (the site form's MakeCall, ftrace.ArchOps.MakeCall for the usual one).
+func sitePatch(f ftrace.SiteForm, site, target uint64) (Patch, error) {
+	code, err := f.MakeCall(f.Arch, site, target)
 	return Patch{site, code}, err
+}
+
+// Form is the call-site form the setup's entry is reached from
+// (ftrace.ArchOps.Form of Tramp.Site).
+func (s Setup) Form() ftrace.SiteForm {
+	f := ftrace.MustOps(s.Arch).Form(string(s.Entry.Site()))
+	f.Arch = s.Arch
+	return f
 }
 
 // graphCallerPatch enables the branch into ftrace_graph_caller as the arch's

@@ -113,6 +113,19 @@ func (t Tramp) NoIPModify() bool {
 	return m != nil && ((!m.Model.WithArgs && !m.Model.RegsAliased) || m.Model.PtRegs) && t.Symbol == "ftrace_caller"
 }
 
+// Site is the call-site form the entry trampoline is reached from: a
+// registry variant's (trampolines.Variant.Site), a file's (kernel.Choice.Site,
+// found from the file); "" is the arch's usual form.
+func (t Tramp) Site() trampolines.CallSite {
+	if t.Variant != nil {
+		return t.Variant.Site
+	}
+	if t.Model != nil {
+		return t.Model.Site
+	}
+	return ""
+}
+
 // PrepareABI is how the entry trampoline's ftrace_graph_caller calls
 // prepare_ftrace_return: a file's kernel model says; a registry variant
 // has its arch's form of the variants' era (harnessArch.prepareABI,
