@@ -49,6 +49,9 @@ type ArchOps struct {
 	// MakeCall encodes the enabled call site at site calling target
 	// (ftrace_make_call).
 	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// UsualSite names the form of the fields above where the arch had
+	// several (riscv64: "t0"); "" for an arch with one form.
+	UsualSite string
 	// SiteForms are the arch's other call-site forms by name
 	// (trampolines.CallSite; riscv64's eras), each with its own NopSite and
 	// MakeCall; the fields above are the usual form.
@@ -159,6 +162,13 @@ func (o *ArchOps) Form(name string) SiteForm {
 		return g
 	}
 	return SiteForm{Arch: o.Arch, NopSite: o.NopSite, MakeCall: o.MakeCall, Return: uint64(o.Arch.McountInsnSize)}
+}
+
+// HasForm reports whether the arch models the site form name ("" and
+// UsualSite are the usual one).
+func (o *ArchOps) HasForm(name string) bool {
+	_, ok := o.SiteForms[name]
+	return name == "" || name == o.UsualSite || ok
 }
 
 // SiteAt reports whether a call site may sit off bytes into its function.

@@ -42,7 +42,10 @@ var (
 
 // riscv64 registry variants each era's files pair with.
 const (
-	riscvEntryE1   = "ftrace_caller-v6.2"
+	// the v5.11-v6.2 entries (the ra-based site) are not in the
+	// registry: a file of that era pairs its return_to_handler with the
+	// v6.3-v6.7 entry, whose code reaches the same return_to_handler.
+	riscvEntryE1   = "ftrace_caller-v6.7"
 	riscvEntryE2   = "ftrace_caller-v6.7"
 	riscvEntryE3   = "ftrace_caller-v6.10"
 	riscvEntryE4   = "ftrace_caller"
