@@ -40,16 +40,7 @@ func factsArches() []*regs.Arch { return asmTestArches() }
 // one of regs.Arches. An arch added to the list before its trampolines,
 // runtime and workloads exist gets asm's own test files compared only
 // (objdumpInputs says so); switchedOn tells the two apart.
-func asmTestArches() []*regs.Arch {
-	// riscv64 is covered while it is being added, before it joins
-	// regs.Arches.
-	for _, a := range regs.Arches {
-		if a == regs.RISCV64 {
-			return regs.Arches
-		}
-	}
-	return append(regs.Arches[:len(regs.Arches):len(regs.Arches)], regs.RISCV64)
-}
+func asmTestArches() []*regs.Arch { return regs.Arches }
 
 // switchedOn reports whether a is in regs.Arches (its trampolines,
 // runtime and workloads must exist).

@@ -468,7 +468,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(inv, i, inv.After[i])))
 		}
 	}
-	if a.Link >= 0 {
+	if a.Link >= 0 && !(z.role == trampolines.Exit && z.conv.exitLinkFree) {
 		want := z.conv.parentIP(inv)
 		if inv.HasLink {
 			want = inv.WantLink

@@ -23,9 +23,12 @@ func TestBlockCountersEqualPerInstructionCount(t *testing.T) {
 			t.Run(a.Name+"/"+v.Name, func(t *testing.T) {
 				e, err := Exact(a, v)
 				if v.NoReturn {
-					// It never returns: the run stops at the limit or a fault.
-					if err == nil || !(strings.Contains(err.Error(), "instruction limit") || strings.Contains(err.Error(), "fault")) {
-						t.Fatalf("a variant that never returns: error %v, want the instruction limit or a fault", err)
+					// It never returns: the run stops at the limit, a fault, or
+					// the kernel side refusing it (riscv64 rth-v6.14: "Bad
+					// frame pointer", ftrace_return_to_handler returns panic).
+					if err == nil || !(strings.Contains(err.Error(), "instruction limit") || strings.Contains(err.Error(), "fault") ||
+						strings.Contains(err.Error(), "host function")) {
+						t.Fatalf("a variant that never returns: error %v, want the instruction limit, a fault or a host error", err)
 					}
 					return
 				}

@@ -78,6 +78,11 @@ func TestRethookTrampolines(t *testing.T) {
 	}
 }
 
+// noRethookYet are the arches whose arch_rethook_trampoline is not in
+// the registry yet: riscv64's (arch/riscv/kernel/probes/rethook_trampoline.S)
+// is the rethook part of issue 17, outside the core port.
+var noRethookYet = map[string]bool{"riscv64": true}
+
 // TestRethookExactUnhooked: the two counts of arch_rethook_trampoline
 // agree on every arch; on s390x only after the mvc that copies the psw,
 // which Unicorn's memory hooks do not see, is added from its facts (one
@@ -85,6 +90,9 @@ func TestRethookTrampolines(t *testing.T) {
 func TestRethookExactUnhooked(t *testing.T) {
 	want := map[string]ExactCosts{"s390x": {Loads: 1, Stores: 1, LoadBytes: 16, StoreBytes: 16}}
 	for _, a := range regs.Arches {
+		if noRethookYet[a.Name] {
+			continue
+		}
 		v, err := harness.FindVariant(a, trampolines.Rethook, "rethook")
 		if err != nil {
 			t.Fatal(err)

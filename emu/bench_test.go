@@ -2,12 +2,13 @@ package emu
 
 import (
 	"testing"
+	"trampemu/regs"
 )
 
 // BenchmarkHostCall: ns per host call made from a guest loop (guest_loop
 // calls host_count N times in one run).
 func BenchmarkHostCall(b *testing.B) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		b.Run(a.Name, func(b *testing.B) {
 			m := newTestMachine(b, a)
 			m.Bind("host_count", func(m *Machine) error { m.SetReturn(m.Arg(0)); return nil }, clobberBench)
@@ -24,7 +25,7 @@ func BenchmarkHostCall(b *testing.B) {
 // BenchmarkBlockCounters runs the same store-heavy guest loop with block
 // counting on and off; the ratio of the two ns/op is the counters' cost.
 func BenchmarkBlockCounters(b *testing.B) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		for _, on := range []bool{false, true} {
 			name := a.Name + "/off"
 			if on {

@@ -98,7 +98,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "\n  %v", e.Err)
 	}
 	fmt.Fprintf(&b, "\n  after %d instructions; registers:\n", e.Executed)
-	for _, a := range append(regs.Arches[:len(regs.Arches):len(regs.Arches)], regs.RISCV64) {
+	for _, a := range regs.Arches {
 		if a.Name == e.Arch {
 			for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
 				b.WriteString("    " + l + "\n")

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"testing"
+	"trampemu/regs"
 
 	"trampemu/asm"
 )
@@ -84,7 +85,7 @@ SYM_CODE_END(done)
 }
 
 func TestExactCounterCountsByHand(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			p, ok := exactPrograms[a.Name]
 			if !ok {
@@ -147,7 +148,7 @@ func TestExactCounterCountsByHand(t *testing.T) {
 }
 
 func TestExactCounterRejectsBadRanges(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		m := newTestMachine(t, a)
 		if _, err := m.CountExact(); err == nil {
 			t.Errorf("%s: no range accepted", a.Name)
@@ -162,7 +163,7 @@ func TestExactCounterRejectsBadRanges(t *testing.T) {
 }
 
 func TestGoRawRunsWithoutHooks(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			calls := 0
@@ -197,7 +198,7 @@ func TestGoRawRunsWithoutHooks(t *testing.T) {
 }
 
 func TestDropHostFunctionsKeepsTheBlockCounter(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			calls := 0
@@ -218,7 +219,7 @@ func TestDropHostFunctionsKeepsTheBlockCounter(t *testing.T) {
 }
 
 func TestGoRawRefusesATracer(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		m := newTestMachine(t, a)
 		if err := m.Trace(nopTracer{}, sym(t, m, "guest_add"), sym(t, m, "done")); err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // sends a call whose required argument differs to Go, and runs in Go again
 // once turned off; every arch.
 func TestFastHostCall(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			run := func(fast *Fast, n uint64) (*Machine, uint64, regs.RegFile) {
 				m := newTestMachine(t, a)
@@ -76,7 +76,7 @@ func TestFastHostCall(t *testing.T) {
 // register but the link register and a return register the function set;
 // every arch.
 func TestClobberRoutine(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			if err := m.Bind("host_count", func(*Machine) error { return nil }, true); err != nil {
@@ -158,7 +158,7 @@ func FuzzClobberCode(f *testing.F) {
 	f.Add(uint8(1), uint32(0x3f), uint64(0))
 	f.Add(uint8(2), uint32(0x3ffff), uint64(0xffffffffffffffff))
 	f.Fuzz(func(t *testing.T, which uint8, mask uint32, base uint64) {
-		a := testArches()[int(which)%len(testArches())]
+		a := regs.Arches[int(which)%len(regs.Arches)]
 		h, err := machineArchOf(a)
 		if err != nil {
 			t.Fatal(err)

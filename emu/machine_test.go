@@ -55,7 +55,7 @@ func sym(t testing.TB, m *Machine, name string) uint64 {
 func stackTop(a *regs.Arch) uint64 { return a.Memory.Stack.End() - 4096 }
 
 func TestRegisterIDsMatchUnicornHeaders(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		if len(a.Regs) > regs.NumRegs {
 			t.Errorf("%s tracks %d registers, RegFile holds %d", a.Name, len(a.Regs), regs.NumRegs)
 		}
@@ -71,7 +71,7 @@ func TestRegisterIDsMatchUnicornHeaders(t *testing.T) {
 }
 
 func TestHostCallArgumentsAndReturn(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			var got [2]uint64
@@ -97,7 +97,7 @@ func TestHostCallArgumentsAndReturn(t *testing.T) {
 }
 
 func TestTenThousandHostCallsInOneRun(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			var sum, calls uint64
@@ -121,7 +121,7 @@ func TestTenThousandHostCallsInOneRun(t *testing.T) {
 }
 
 func TestClobberLeavesPatternInVolatileRegisters(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			var after regs.RegFile
@@ -176,7 +176,7 @@ func TestFaultsAreErrors(t *testing.T) {
 		{"bad_insn", KindInvalid, map[string]string{"x86_64": "ud2", "s390x": ".short 0x0000", "arm64": "udf", "riscv64": "unimp"}},
 		{"spin", KindLimit, map[string]string{"x86_64": "jmp", "s390x": "j", "arm64": "b ", "riscv64": "j "}},
 	}
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		for _, c := range cases {
 			t.Run(a.Name+"/"+c.fn, func(t *testing.T) {
 				m := newTestMachine(t, a)
@@ -217,7 +217,7 @@ func TestFaultsAreErrors(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			err := m.Call(sym(t, m, "spin"), sym(t, m, "done"), stackTop(a), nil,
@@ -231,7 +231,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestHostErrorStopsRun(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			m.Bind("host_count", func(m *Machine) error {
@@ -250,7 +250,7 @@ func TestHostErrorStopsRun(t *testing.T) {
 }
 
 func TestBlockCounts(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			m.Bind("host_count", func(m *Machine) error { return nil }, false)
@@ -269,15 +269,4 @@ func TestBlockCounts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// testArches are the arches package emu's tests cover: regs.Arches, and
-// riscv64 while it is being added, before it joins regs.Arches.
-func testArches() []*regs.Arch {
-	for _, a := range regs.Arches {
-		if a == regs.RISCV64 {
-			return regs.Arches
-		}
-	}
-	return append(regs.Arches[:len(regs.Arches):len(regs.Arches)], regs.RISCV64)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"trampemu/regs"
 
 	"trampemu/asm"
 )
@@ -13,7 +14,7 @@ import (
 // when the event happened: a driver's call number ties trampoline runs to
 // calls.
 func TestWatchEventsCarryTag(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			if err := m.Bind("host_add", func(m *Machine) error { m.SetReturn(0); return nil }, true); err != nil {
@@ -53,7 +54,7 @@ func TestWatchEventsCarryTag(t *testing.T) {
 // The C side names machines by id: a closed machine's id is reused and
 // every id finds its own machine.
 func TestMachineIDsAreReused(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m1, m2 := newTestMachine(t, a), newTestMachine(t, a)
 			id1 := m1.id
@@ -86,7 +87,7 @@ func TestMachineIDsAreReused(t *testing.T) {
 // switched off, it leaves the runs alone.
 func TestInterruptsVisitEveryBoundary(t *testing.T) {
 	const xor = 0x5afe000000000000
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			if err := m.Bind("host_add", func(m *Machine) error { m.SetReturn(m.Arg(0) + m.Arg(1)); return nil }, true); err != nil {
@@ -153,7 +154,7 @@ func TestInterruptsVisitEveryBoundary(t *testing.T) {
 // into the second is a leave of the first and an enter of the second, and
 // without the split it is neither.
 func TestWatchSplit(t *testing.T) {
-	for _, a := range testArches() {
+	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
 			m := newTestMachine(t, a)
 			lo, hi := sym(t, m, "split_a"), sym(t, m, "done")

@@ -212,11 +212,11 @@ const (
 	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
 	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
 	PrepareParentIP
-	// PrepareParentSelfFP: riscv64 v5.11-v6.7 (arch/riscv/kernel/ftrace.c)
+	// PrepareParentIPFP: riscv64 (v5.11-v6.7, arch/riscv/kernel/ftrace.c)
 	// void prepare_ftrace_return(unsigned long *parent, self_addr,
 	// frame_pointer): function_graph_enter(*parent, self_addr,
-	// frame_pointer, parent), the hook written through parent.
-	PrepareParentSelfFP
+	// frame_pointer, parent), *parent = return_to_handler on 0.
+	PrepareParentIPFP
 )
 
 // PrepareCall is what one call of prepare_ftrace_return did: the traced
@@ -234,12 +234,15 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
 		return PrepareCall{Func: args[0]}, nil
-	case PrepareParentSelfFP:
-		k.PrepareFtraceReturnX86(args[1], args[0], args[2])
-		return PrepareCall{Func: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil
+	case PrepareParentIPFP:
+		parent, ip, fp := args[0], args[1], args[2]
+		if k.Graph.Enter(k.Mem.ReadWord(parent), ip, fp, parent, nil) {
+			k.Mem.WriteWord(parent, k.RTH)
+		}
+		return PrepareCall{Func: ip}, nil
 	case PrepareParentIP:
 		// arch/s390/kernel/ftrace.c v4.19: ip -= MCOUNT_INSN_SIZE;
 		// function_graph_enter(parent, ip, 0, NULL).

@@ -342,7 +342,7 @@ func modelValue(arch string, m *Model, name string) string {
 			return "not called"
 		}
 		return map[ftrace.PrepareABI]string{ftrace.PrepareIPParentFP: "(ip, parent, frame_pointer)", ftrace.PrepareRaSpIP: "(ra, sp, ip)",
-			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentSelfFP: "(parent, self_addr, frame_pointer)"}[m.Prepare]
+			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentIPFP: "(parent, ip, frame_pointer)"}[m.Prepare]
 	case PropExit:
 		return map[trampolines.ExitABI]string{trampolines.ExitLegacy: "frame_pointer", trampolines.ExitRetRegs: "struct fgraph_ret_regs",
 			trampolines.ExitFregs: "struct ftrace_regs"}[m.ExitABI]

@@ -71,7 +71,7 @@ var riscvModels = []*Model{
 	// (potatogeek/kernel-a34x-permissiver@080ecb64293f, v5.15).
 	{Name: "v5.11-v6.2", Arch: "riscv64", From: Version{5, 11}, To: Version{6, 2}, PtRegs: true,
 		Sites: []trampolines.CallSite{trampolines.SiteRA},
-		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentSelfFP, ExitABI: trampolines.ExitLegacy,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIPFP, ExitABI: trampolines.ExitLegacy,
 		Partner: riscvPartner(riscvEntryE1, riscvExitFP),
 		Config:  merge(riscvBase, riscvRegs),
 		Doc:     "ra-based 16-byte call site (sd ra; auipc ra; jalr ra; ld ra); ftrace_graph_call patched to prepare_ftrace_return(&parent, ip, s0); return_to_handler passes s0"},
@@ -79,13 +79,13 @@ var riscvModels = []*Model{
 	// Debian's 6.1.192 carries it as a backport).
 	{Name: "v6.3-v6.4", Arch: "riscv64", From: Version{6, 3}, To: Version{6, 4}, PtRegs: true,
 		Sites: []trampolines.CallSite{trampolines.SiteT0},
-		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentSelfFP, ExitABI: trampolines.ExitLegacy,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIPFP, ExitABI: trampolines.ExitLegacy,
 		Partner: riscvPartner(riscvEntryE2, riscvExitFP),
 		Config:  merge(riscvBase, riscvRegs),
 		Doc:     "t0-based call site (auipc t0; jalr t0); ftrace_graph_call patched to prepare_ftrace_return; return_to_handler passes s0"},
 	{Name: "v6.5-v6.7", Arch: "riscv64", From: Version{6, 5}, To: Version{6, 7}, PtRegs: true,
 		Sites: []trampolines.CallSite{trampolines.SiteT0},
-		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentSelfFP, ExitABI: trampolines.ExitRetRegs,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIPFP, ExitABI: trampolines.ExitRetRegs,
 		Partner: riscvPartner(riscvEntryE2, riscvExitRet),
 		Config:  merge(riscvBase, riscvRegs, riscvRetval),
 		Doc:     "t0-based call site; ftrace_graph_call patched to prepare_ftrace_return; return_to_handler passes struct fgraph_ret_regs (32 bytes)"},
@@ -261,7 +261,7 @@ func detectRISCV64(s *source) Evidence {
 		}
 		if at := s.def(graphCall); at >= 0 {
 			ev.Graph = trampolines.GraphViaCaller
-			ev.Prepare = ftrace.PrepareParentSelfFP
+			ev.Prepare = ftrace.PrepareParentIPFP
 			ev.decide(PropGraph, "the call at "+graphCall+" is patched to prepare_ftrace_return (<= v6.7)", s.cite(at))
 			ev.decide(PropPrepare, entry+" sets a0 = &parent, a1 = ip, a2 = s0 before "+graphCall+" (<= v6.7)", s.cite(at))
 		} else {

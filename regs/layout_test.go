@@ -361,6 +361,7 @@ func TestArchByName(t *testing.T) {
 		{"x86_64", regs.X86_64}, {"x86-64", regs.X86_64}, {"amd64", regs.X86_64}, {"X86_64", regs.X86_64},
 		{"s390x", regs.S390X}, {"s390", regs.S390X}, {"S390X", regs.S390X},
 		{"arm64", regs.ARM64}, {"aarch64", regs.ARM64}, {"ARM64", regs.ARM64},
+		{"riscv64", regs.RISCV64}, {"riscv", regs.RISCV64}, {"RV64", regs.RISCV64},
 		{"arm", nil}, {"", nil}, {"s390xx", nil},
 	}
 	for _, c := range cases {

@@ -412,10 +412,18 @@ var Variants = []Variant{
 		Pair: "ftrace_caller", ExitABI: ExitRetRegs},
 	{Name: "rth-v6.14", Arch: "riscv64", Role: Exit, Model: "v6.14 (a3ed4157b7d8: an 80-byte block with a0/a1 at pt_regs indices)",
 		File: "riscv64/rth_v6.14.S", Symbol: "return_to_handler", Claims: []string{"ra"}, Kernel: true,
-		Bug:  "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
-		Pair: "ftrace_caller", ExitABI: ExitFregs},
+		Bug: "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
+		// The FP test fails ("Bad frame pointer"): the C side returns
+		// panic, never the caller.
+		NoReturn: true, Pair: "ftrace_caller", ExitABI: ExitFregs},
 	{Name: "rth-fixed", Arch: "riscv64", Role: Exit, Model: "v6.14-stable, v6.15+ (67a5ba8f742f: the FREGS_* block)",
 		File: "riscv64/rth_fixed.S", Symbol: "return_to_handler", Claims: riscvFixedSlots, Kernel: true,
+		// Computed from the layout (reference riscv64.md "return_to_handler"
+		// D) and found by the frame-record check: s0 = the block's top,
+		// but the record the unwinder reads at s0 - 16 (struct stackframe,
+		// arch/riscv/kernel/stacktrace.c) is the a7 slot and the padding,
+		// which the fix never writes.
+		Bug:  "s0 points at no frame record: s0-16 and s0-8 are the unwritten a7 slot and padding of the block, so a stack walk from ftrace_return_to_handler loses the caller",
 		Pair: "ftrace_caller", ExitABI: ExitFregs},
 }
 
