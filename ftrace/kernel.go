@@ -225,6 +225,9 @@ const (
 type PrepareCall struct {
 	Func, Ret uint64
 	Returns   bool
+	// Slot is the parent pointer of the ABIs that hook through one
+	// ((ip, &parent, fp), riscv64's (&parent, ip, fp)), 0 otherwise.
+	Slot uint64
 }
 
 // PrepareFtraceReturn is prepare_ftrace_return in the given ABI; args
@@ -233,7 +236,7 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	switch abi {
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
-		return PrepareCall{Func: args[0]}, nil
+		return PrepareCall{Func: args[0], Slot: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil
@@ -242,7 +245,7 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 		if k.Graph.Enter(k.Mem.ReadWord(parent), ip, fp, parent, nil) {
 			k.Mem.WriteWord(parent, k.RTH)
 		}
-		return PrepareCall{Func: ip}, nil
+		return PrepareCall{Func: ip, Slot: parent}, nil
 	case PrepareParentIP:
 		// arch/s390/kernel/ftrace.c v4.19: ip -= MCOUNT_INSN_SIZE;
 		// function_graph_enter(parent, ip, 0, NULL).

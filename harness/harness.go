@@ -429,6 +429,9 @@ func (h *Harness) expecting(fn emu.HostFunc) emu.HostFunc {
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
 	h.Dispatches++
+	if h.Setup.Entry.NoRegs() {
+		fregs = 0 // the entry's ABI block: no registers for the ops (Tramp.NoRegs)
+	}
 	h.noteHostCall(HostOpsListFunc, fregs, h.Setup.Entry.FrameLayout(h.Arch))
 	if inv := h.inv; inv != nil {
 		inv.Func = ip
@@ -476,8 +479,7 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
-	parent := m.Arg(1)
-	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), parent, m.Arg(2)})
+	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
 	if err != nil {
 		return err
 	}
@@ -485,11 +487,12 @@ func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 		hc.GraphFunc, hc.HasGraphFunc = pc.Func, true
 	}
 	if !pc.Returns {
-		// (ip, &parent, fp): on an arch with a link register parent is
-		// the saved lr slot the entry reloads it from (arm64 pt_regs
-		// regs[30]), where the graph entry put return_to_handler.
-		if hc != nil && h.hooks.linkSlot != "" {
-			h.inv.WantLink, h.inv.HasLink = m.ReadWord(parent), true
+		// (ip, &parent, fp), riscv64's (&parent, ip, fp): on an arch with
+		// a link register parent is the saved lr/ra slot the entry
+		// reloads it from (arm64 pt_regs regs[30], riscv64 ABI_RA or
+		// PT_RA), where the graph entry put return_to_handler.
+		if hc != nil && h.hooks.linkSlot != "" && pc.Slot != 0 {
+			h.inv.WantLink, h.inv.HasLink = m.ReadWord(pc.Slot), true
 		}
 		return nil
 	}

@@ -89,6 +89,22 @@ func (t Tramp) DirectCalls() bool {
 	return true
 }
 
+// NoRegs reports whether the entry trampoline hands its callbacks a block
+// that is neither a struct ftrace_regs nor a pt_regs, read by none of
+// the ops that come there (riscv64 v5.11-v6.7 ftrace_caller: a0-a7, t0, ra
+// in an ABI block, arch/riscv/kernel/mcount-dyn.S; ops with SAVE_REGS
+// go through ftrace_regs_caller): a registry variant's flag, or a file's
+// ftrace_caller of a model without WITH_ARGS whose ftrace_regs_caller
+// fills a pt_regs. The harness passes the ops no registers for it, as
+// x86-64 v5.10's ftrace_caller passes regs = NULL.
+func (t Tramp) NoRegs() bool {
+	if t.Variant != nil {
+		return t.Variant.NoRegs
+	}
+	m := t.Model
+	return m != nil && !m.Model.WithArgs && m.Model.PtRegs && t.Symbol == "ftrace_caller"
+}
+
 // FrameLayout is the structure the entry trampoline hands its callbacks:
 // the arch's pt_regs for a PtRegs entry, else its ftrace_regs (Frame).
 func (t Tramp) FrameLayout(a *regs.Arch) *regs.Layout {

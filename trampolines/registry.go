@@ -128,6 +128,11 @@ type Variant struct {
 	// v5.10 ftrace_get_addr_new returns FTRACE_REGS_ADDR for a record with
 	// FTRACE_FL_REGS), so scenarios leave the ip-modifying users out for it.
 	NoIPModify bool
+	// NoRegs marks an entry variant that hands the callbacks a block that
+	// is no struct ftrace_regs and no pt_regs, read by none of the ops
+	// that come there (riscv64 v6.3-v6.7 ftrace_caller's ABI block):
+	// harness.Tramp.NoRegs.
+	NoRegs bool
 	// PtRegs marks an entry variant that hands the callbacks a struct
 	// pt_regs (regs.Arch.PtRegs) as their ftrace_regs: arm64
 	// DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1 (include/linux/ftrace.h v5.11-v6.1:
@@ -459,15 +464,17 @@ var (
 var riscvEraVariants = []Variant{
 	{Name: "ftrace_caller-v6.7", Arch: "riscv64", Role: Entry, Model: "v6.3-v6.7 (t0-based site, ABI block, ftrace_graph_call)",
 		File: "riscv64/ftrace_regs_v6.7.S", Symbol: "ftrace_caller", Defines: riscvRegsDefs, Kernel: true, Site: SiteT0,
-		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 	{Name: "ftrace_regs_caller-v6.7", Arch: "riscv64", Role: Entry, Model: "v6.3-v6.7 (t0-based site, full pt_regs, ftrace_graph_regs_call)",
 		File: "riscv64/ftrace_regs_v6.7.S", Symbol: "ftrace_regs_caller", Defines: riscvRegsDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteT0,
+		Bug:  "regs->sp is the trampoline's lowered sp (entry sp - 288), not the traced function's (the entry sp is stored from v6.11, 7caa9765465f)",
 		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoDirectCalls: true},
 	{Name: "ftrace_caller-v6.10", Arch: "riscv64", Role: Entry, Model: "v6.8-v6.10 (partial pt_regs, ftrace_graph_func)",
 		File: "riscv64/ftrace_regs_v6.10.S", Symbol: "ftrace_caller", Defines: riscvDirectDefs, Claims: riscvPtCallerSlots, Kernel: true, Site: SiteT0,
 		Pair: "rth-retval", Graph: GraphViaOps, PtRegs: true, NoFullRegs: true, NoIPModify: true},
 	{Name: "ftrace_regs_caller-v6.10", Arch: "riscv64", Role: Entry, Model: "v6.8-v6.10 (full pt_regs, ftrace_graph_func, direct calls through t1)",
 		File: "riscv64/ftrace_regs_v6.10.S", Symbol: "ftrace_regs_caller", Defines: riscvDirectDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteT0,
+		Bug:  "regs->sp is the trampoline's lowered sp (entry sp - 288), not the traced function's (the entry sp is stored from v6.11, 7caa9765465f)",
 		Pair: "rth-retval", Graph: GraphViaOps, PtRegs: true},
 	{Name: "rth-legacy", Arch: "riscv64", Role: Exit, Model: "<= v6.4 (a0 = s0, the frame pointer)", File: "riscv64/rth_legacy.S",
 		Symbol: "return_to_handler", Defines: riscvFPDefs, Kernel: true, Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
@@ -477,6 +484,7 @@ var riscvEraVariants = []Variant{
 	// ---- riscv64 arch_rethook_trampoline (fprobe on rethook, v6.2-v6.10) ----
 	{Name: "rethook", Arch: "riscv64", Role: Rethook, Model: "v6.2-v6.10 (arch/riscv/kernel/probes/rethook_trampoline.S)",
 		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Claims: riscvRethookSlots, Kernel: true,
+		Bug:  "regs->sp (PT_SP) is never written: a handler reading the pt_regs' stack pointer gets a stale word (the file saves no sp from b57c2f124098 to torvalds/linux@03c11eb3b16d)",
 		Pair: "ftrace_regs_caller-v6.10", ExitABI: ExitRethook},
 	{Name: "rethook-drop-s1", Arch: "riscv64", Role: Rethook, Model: "twin: rethook without s1 in pt_regs",
 		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookDropRV, Claims: riscvRethookSlots,
