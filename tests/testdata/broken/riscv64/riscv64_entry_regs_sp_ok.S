@@ -2,7 +2,7 @@
    trampemu: the same v6.8-shaped entries, with regs->sp the traced
    function's sp, computed from the lowered sp as the v6.16 entry does
    (b21cdb9523e5: "addi a0, sp, FREGS_SIZE_ON_STACK" into FREGS_SP, here
-   with a temporary the call site leaves free). Must pass with no error
+   with a temporary the call site leaves free). It must pass with no error
    finding. */
 #define IP_OFF	8
 
