@@ -193,6 +193,24 @@ func VariantsOf(a *regs.Arch, role trampolines.Role) []*trampolines.Variant {
 	return out
 }
 
+// FprobeDesignsOf are the fprobe designs (ftrace.FprobeDesigns) whose
+// return trampoline the registry holds for a: rethook needs an
+// arch_rethook_trampoline variant (riscv64 has none yet), fgraph a
+// return_to_handler.
+func FprobeDesignsOf(a *regs.Arch) []ftrace.FprobeDesign {
+	var out []ftrace.FprobeDesign
+	for _, d := range ftrace.FprobeDesigns {
+		role := trampolines.Exit
+		if d == ftrace.DesignRethook {
+			role = trampolines.Rethook
+		}
+		if len(VariantsOf(a, role)) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // FromVariant loads a registry variant's source and the headers of its
 // folder.
 func FromVariant(v *trampolines.Variant) (Tramp, error) {
