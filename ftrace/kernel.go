@@ -271,10 +271,17 @@ const (
 	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
 	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
 	PrepareParentIP
-	// PrepareParentIPFP: riscv64 (v5.11-v6.7, arch/riscv/kernel/ftrace.c)
-	// void prepare_ftrace_return(unsigned long *parent, self_addr,
-	// frame_pointer): function_graph_enter(*parent, self_addr,
-	// frame_pointer, parent), *parent = return_to_handler on 0.
+	// PrepareParentIPFP: arm64 up to v4.20 (arch/arm64/kernel/ftrace.c
+	// v4.19: void prepare_ftrace_return(unsigned long *parent, unsigned
+	// long self_addr, unsigned long frame_pointer); entry-ftrace.S v4.19
+	// ftrace_graph_caller: "mcount_get_lr_addr x0; mcount_get_pc x1;
+	// mcount_get_parent_fp x2"). v5.0 flipped the first two ("arm64:
+	// ftrace: always pass instrumented pc in x0", Mark Rutland, v5.0
+	// merge window; the v5.0 files read: figozhang/runninglinuxkernel_5.0
+	// @875e3166701d).
+	// riscv64 v5.11-v6.7 (arch/riscv/kernel/ftrace.c) has the same
+	// prepare_ftrace_return; both: function_graph_enter(*parent,
+	// self_addr, frame_pointer, parent), *parent = return_to_handler on 0.
 	PrepareParentIPFP
 )
 

@@ -140,11 +140,15 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		r.Unit = runtimeUnit
 		srcs = append(srcs, r)
 	}
-	wsrc := asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit}
-	if d := s.Form().Define; d != "" {
-		wsrc.Defines = map[string]string{d: ""}
+	wlDefs := map[string]string{}
+	if s.Entry.Pg() {
+		// the -pg call site (trampolines/workloads/arm64.S)
+		wlDefs["TRAMPEMU_PG_SITE"] = "1"
 	}
-	srcs = append(srcs, wsrc)
+	if d := s.Form().Define; d != "" {
+		wlDefs[d] = ""
+	}
+	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit, Defines: wlDefs})
 	im, err := asm.Build(opt, srcs...)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,9 @@ type Evidence struct {
 	// Site is the call-site form the entry's code expects ("" unknown or
 	// the arch's only form).
 	Site trampolines.CallSite
+	// Pg: "yes" when the entry is reached from gcc's -pg call site
+	// (Model.Pg), "no" when from a patchable entry, "" unknown.
+	Pg string
 	// Entry and Exit: the file defines ftrace_caller / return_to_handler.
 	Entry, Exit bool
 	Reasons     []string
@@ -74,6 +77,7 @@ func (e *Evidence) fitsEntry(m *Model) bool {
 	case e.CallOps != "" && (e.CallOps == "yes") != (m.Config[optCallOps] == "y"):
 		return false
 	case e.Site != "" && !slices.Contains(m.Sites, e.Site):
+	case e.Pg != "" && (e.Pg == "yes") != m.Pg:
 		return false
 	}
 	return true

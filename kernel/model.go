@@ -71,6 +71,10 @@ type Model struct {
 	// first (nil: the arch's only form); a file's own form (Choice.Site)
 	// must be one of them.
 	Sites []trampolines.CallSite
+	// Pg: the traced functions call the entry from gcc's -pg call site
+	// after their prologue, and the callbacks get (ip, parent_ip) only
+	// (arm64 v4.19-v5.4; trampolines.Variant.Pg).
+	Pg bool
 	// Partner names the registry variant of each role used when the file
 	// does not define that role itself.
 	Partner map[trampolines.Role]string

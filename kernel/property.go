@@ -51,8 +51,10 @@ const (
 	PropFPTest = "fp-test"
 	// PropOffsets: the asm-offsets names the file uses.
 	PropOffsets = "asm-offsets"
-	// PropSite: the call-site form the entry is reached from, where an
-	// arch had more than one (riscv64).
+	// PropSite: how a traced function reaches the entry (arm64: the
+	// patchable-entry NOPs before the prologue, or gcc's -pg "bl
+	// _mcount" after it, v4.19-v5.4; riscv64: the form of each era,
+	// trampolines.CallSite).
 	PropSite = "call-site"
 )
 
@@ -187,7 +189,7 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 	}
 	c.Properties = properties(arch, c.Model, ev, entryWhy, entryFrom)
 	for i, p := range c.Properties {
-		if p.Name == PropSite {
+		if p.Name == PropSite && c.Site != "" {
 			c.Properties[i].Value = string(c.Site)
 		}
 	}
@@ -286,7 +288,7 @@ func exitOption(arch, opt string) bool {
 
 // sameModel reports whether two models build and judge a file alike.
 func sameModel(a, b *Model) bool {
-	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs &&
+	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs && a.Pg == b.Pg &&
 		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config) &&
 		slices.Equal(a.Sites, b.Sites)
 }
@@ -343,6 +345,14 @@ func modelValue(arch string, m *Model, name string) string {
 		}
 		return map[ftrace.PrepareABI]string{ftrace.PrepareIPParentFP: "(ip, parent, frame_pointer)", ftrace.PrepareRaSpIP: "(ra, sp, ip)",
 			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentIPFP: "(parent, ip, frame_pointer)"}[m.Prepare]
+	case PropSite:
+		switch {
+		case m.Pg:
+			return "-pg (bl _mcount after the prologue)"
+		case len(m.Sites) > 0:
+			return string(m.Sites[0])
+		}
+		return "patchable entry"
 	case PropExit:
 		return map[trampolines.ExitABI]string{trampolines.ExitLegacy: "frame_pointer", trampolines.ExitRetRegs: "struct fgraph_ret_regs",
 			trampolines.ExitFregs: "struct ftrace_regs"}[m.ExitABI]
@@ -363,11 +373,6 @@ func modelValue(arch string, m *Model, name string) string {
 		return yesNo(m.Config[optDirect] == "y")
 	case PropCallOps:
 		return yesNo(m.Config[optCallOps] == "y")
-	case PropSite:
-		if len(m.Sites) == 0 {
-			return ""
-		}
-		return string(m.Sites[0])
 	case PropFPTest:
 		if a, err := regs.ArchByName(arch); err == nil {
 			if ops, err := ftrace.OpsOf(a); err == nil {
