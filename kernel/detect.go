@@ -77,6 +77,7 @@ func (e *Evidence) fitsEntry(m *Model) bool {
 	case e.CallOps != "" && (e.CallOps == "yes") != (m.Config[optCallOps] == "y"):
 		return false
 	case e.Site != "" && !slices.Contains(m.Sites, e.Site):
+		return false
 	case e.Pg != "" && (e.Pg == "yes") != m.Pg:
 		return false
 	}
