@@ -63,6 +63,22 @@ const riscv64Prelude = `
 /* arch/riscv/include/asm/linkage.h: __ALIGN .balign 4, the commonPrelude
    one; include/linux/cfi_types.h without CONFIG_CFI_CLANG:
    SYM_TYPED_FUNC_START is SYM_FUNC_START (commonPrelude) */
+/* arch/riscv/include/asm/ftrace.h (v4.16-v6.19): MCOUNT_NAME is _mcount
+   for gcc (and clang >= 13) */
+#define MCOUNT_NAME _mcount
+/* arch/riscv/include/asm/asm.h (v6.5+, "riscv: entry: Consolidate general
+   regs saving/restoring"): x6-x31 to or from their pt_regs slots at sp,
+   as mcount-dyn.S's SAVE_ALL of v6.5-v6.7 uses them */
+	.macro save_from_x6_to_x31
+	.irp n, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	REG_S x\n, (\n * SZREG)(sp)
+	.endr
+	.endm
+	.macro restore_from_x6_to_x31
+	.irp n, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	REG_L x\n, (\n * SZREG)(sp)
+	.endr
+	.endm
 `
 
 // riscv64Dis decodes RV64 with golang.org/x/arch/riscv64/riscv64asm and

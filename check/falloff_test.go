@@ -85,6 +85,17 @@ func TestFallsThrough(t *testing.T) {
 	}
 }
 
+// mergedExit is the arch's return_to_handler that passes struct
+// ftrace_regs (v6.14+) and passes every check: rth-merged, and on riscv64
+// rth-retval (its v6.14 one is broken and its fixed one builds no frame
+// record, trampolines.Variants).
+func mergedExit(a *regs.Arch) string {
+	if a == regs.RISCV64 {
+		return "rth-retval"
+	}
+	return "rth-merged"
+}
+
 // TestFallOffsNeedTheCodeToRun: fallOffs reports a symbol only when its
 // last instruction ran and so did the address past its end (an executed
 // block with a count holds each, or a run stopped at the end), on the
@@ -147,15 +158,4 @@ func TestFallOffsNeedTheCodeToRun(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mergedExit is the arch's return_to_handler that passes struct
-// ftrace_regs (v6.14+) and passes every check: rth-merged, and on riscv64
-// rth-retval (its v6.14 one is broken and its fixed one builds no frame
-// record, trampolines.Variants).
-func mergedExit(a *regs.Arch) string {
-	if a == regs.RISCV64 {
-		return "rth-retval"
-	}
-	return "rth-merged"
 }

@@ -79,6 +79,11 @@ func riscv64Convention(a *regs.Arch) convention {
 			case "ra", "sp", "s0":
 				return b[s.Reg], true
 			case "t1", "direct_tramp": // zeroed at entry: no direct trampoline yet
+				if s.Name == "t1" && !t.DirectCalls() {
+					// v6.3-v6.7 (no direct calls): t1 is the traced
+					// function's, saved as it came (SAVE_ALL).
+					return b[s.Reg], true
+				}
 				return 0, true
 			}
 			if s.Reg >= 0 && s.Reg != a.PC {

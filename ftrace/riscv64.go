@@ -24,11 +24,8 @@ import (
 var riscv64Ops = &ArchOps{
 	Arch: regs.RISCV64,
 	// ftrace_make_nop: two NOP4 (addi x0, x0, 0: 0x00000013).
-	NopSite: riscvWords(riscvNop4, riscvNop4),
-	MakeCall: func(a *regs.Arch, site, target uint64) ([]byte, error) {
-		w0, w1, err := RISCV64Call(site, target, riscvRegT0)
-		return riscvWords(w0, w1), err
-	},
+	NopSite:  riscvWords(riscvNop4, riscvNop4),
+	MakeCall: riscv64MakeCallT0,
 	// ftrace_update_ftrace_func: the "call ftrace_stub" (auipc ra; jalr
 	// ra) at ftrace_call gets the new callback, still ra-based
 	// (__ftrace_modify_call(..., true): make_call_ra).
@@ -54,7 +51,27 @@ var riscv64Ops = &ArchOps{
 		return riscvWords(w0, w1), err
 	},
 	GraphOldLen: 8,
-	GraphFunc:   riscv64GraphFunc,
+	// ftrace_enable_ftrace_graph_caller (v5.11-v6.7) rewrites
+	// ftrace_graph_regs_call in ftrace_regs_caller the same way
+	// (arch/riscv/kernel/ftrace.c v6.3, torvalds/linux@067d47c5e5f0).
+	GraphAlsoSites: []string{"ftrace_graph_regs_call"},
+	// The forms of the other eras (trampolines.CallSite): v6.16's
+	// jalr-only patching (b2137c3b6d7a: boot writes "auipc t0,
+	// hi(ftrace_caller)" + NOP4, enable and disable rewrite the jalr;
+	// ftrace_call_adjust makes rec->ip the jalr, func + 4, which
+	// mcount-dyn.S passes as "addi a0, t0, -MCOUNT_JALR_SIZE"; the enabled
+	// bytes are those of make_call_t0, the disabled site is taken as two
+	// NOP4: the booted auipc only writes t0, which carries nothing at
+	// entry), and the series' draft (AndybnACT/linux-riscv@0413b9a60dc3
+	// ftrace.c: jalr-only patching with rec->ip = the function,
+	// ftrace_rec_set_ops at rec->ip - 8), which behaves as the t0 form.
+	// The v5.11-v6.2 16-byte ra-based site is not modelled.
+	UsualSite: "t0",
+	SiteForms: map[string]*SiteForm{
+		"jalr":       {NopSite: riscvWords(riscvNop4, riscvNop4), MakeCall: riscv64MakeCallT0, RecIP: 4, Return: 8},
+		"jalr-draft": {NopSite: riscvWords(riscvNop4, riscvNop4), MakeCall: riscv64MakeCallT0, RecIP: 0, Return: 8},
+	},
+	GraphFunc: riscv64GraphFunc,
 	// arch/riscv/include/asm/ftrace.h: HAVE_FUNCTION_GRAPH_FP_TEST "if
 	// defined(CONFIG_FUNCTION_GRAPH_TRACER) && defined(CONFIG_FRAME_POINTER)";
 	// the distribution kernels the models describe build with frame
@@ -83,6 +100,12 @@ var riscv64Ops = &ArchOps{
 	// regs->s0, arch_rethook_trampoline_callback passes it back.
 	RethookFrame:    func(p *regs.Frame) (uint64, bool) { return p.Raw("s0") },
 	RethookCallback: riscv64RethookCallback,
+}
+
+// riscv64MakeCallT0 is ftrace_make_call of v6.3+: make_call_t0 at the site.
+func riscv64MakeCallT0(a *regs.Arch, site, target uint64) ([]byte, error) {
+	w0, w1, err := RISCV64Call(site, target, riscvRegT0)
+	return riscvWords(w0, w1), err
 }
 
 // RV64 encodings (arch/riscv/include/asm/ftrace.h v6.3+).

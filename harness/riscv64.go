@@ -65,10 +65,25 @@ func riscv64DriverRecord(h *Harness) uint64 { return h.driverSP + 32 }
 // filed by ftrace_graph_func under &fregs->ra, the ra slot of the entry's
 // struct __arch_ftrace_regs below the entry sp (FREGS_SIZE_ON_STACK of
 // v6.11+; the registry's entries and the kernel files of that layout).
+//
+// The older entries keep it elsewhere below the entry sp: the v6.3-v6.7
+// ftrace_caller in its 80-byte ABI block at ABI_RA = 72 (SAVE_ABI,
+// arch/riscv/kernel/mcount-dyn.S, fusaty/freax@d02cfbb5ae56), where the
+// patched ftrace_graph_call hands prepare_ftrace_return "addi a0, sp,
+// ABI_RA"; the pt_regs entries (ftrace_regs_caller of v6.3-v6.10, both
+// of v6.8-v6.10) at PT_RA of their PT_SIZE_ON_STACK frame.
 func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 	a := h.Arch
+	sp := inv.Before[a.SP]
+	switch e := h.Setup.Entry; {
+	case e.NoRegs():
+		const abiSize, abiRA = 80, 72
+		return inv.Before[a.Link], sp - abiSize + abiRA
+	case e.PtRegs():
+		return inv.Before[a.Link], sp - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
+	}
 	ra := a.Frame.MustSlot("ra")
-	return inv.Before[a.Link], inv.Before[a.SP] - regs.RISCV64FregsSizeOnStack + uint64(ra.Off)
+	return inv.Before[a.Link], sp - regs.RISCV64FregsSizeOnStack + uint64(ra.Off)
 }
 
 // riscv64Found: the interrupted pc (translated when it is

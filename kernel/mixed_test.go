@@ -53,6 +53,14 @@ var mixedCases = []mixedCase{
 		map[string]string{PropGraph: "ftrace_graph_func", PropExit: "struct fgraph_ret_regs", PropArgs: "yes (struct ftrace_regs)",
 			PropCallOps: "no", PropDirect: "no"},
 		Version{6, 2}, "Makefile says v6.2; its return_to_handler is v6.5-v6.13-style: a stable backport", ""},
+	{"riscv64", "riscv64_mixed_old_graph.S", "v6.5-v6.7 entry, v6.14-v6.15 exit",
+		map[string]string{PropSite: "t0", PropGraph: "ftrace_graph_caller", PropPrepare: "(parent, ip, frame_pointer)", PropExit: "struct ftrace_regs",
+			PropArgs: "no (struct pt_regs)", PropCallOps: "no", PropDirect: "no"},
+		Version{6, 7}, "Makefile says v6.7; its return_to_handler is v6.14-v6.15-style: a stable backport", ""},
+	{"riscv64", "riscv64_mixed_new_entry.S", "v6.14-v6.15 entry, v6.3-v6.4 exit",
+		map[string]string{PropSite: "t0", PropGraph: "ftrace_graph_func", PropExit: "frame_pointer", PropArgs: "yes (struct ftrace_regs)",
+			PropCallOps: "no", PropDirect: "yes"},
+		Version{6, 14}, "Makefile says v6.14; its return_to_handler is v6.3-v6.4-style: older code than the Makefile's version", ""},
 }
 
 func TestMixedEras(t *testing.T) {

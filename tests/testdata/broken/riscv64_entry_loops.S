@@ -1,5 +1,5 @@
-/* A riscv64 WITH_ARGS ftrace_caller (trampolines/riscv64/ftrace_caller.S
-   without the direct path) resuming at the wrong address: epc minus
+/* A riscv64 WITH_ARGS ftrace_caller (trampolines/riscv64/ftrace_caller.S,
+   with its direct path through t1) resuming at the wrong address: epc minus
    MCOUNT_INSN_SIZE, the call site itself, so every return re-enters the
    call site and the kernel would go round for ever. Must be caught as:
    control, at the first return (the call stops there), not at an
@@ -30,6 +30,7 @@ SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
 	REG_L	t0, FREGS_EPC(sp)
 	REG_L	ra, FREGS_RA(sp)
 	REG_L	s0, FREGS_S0(sp)
+	REG_L	t1, FREGS_T1(sp)
 	REG_L	a0, FREGS_A0(sp)
 	REG_L	a1, FREGS_A1(sp)
 	REG_L	a2, FREGS_A2(sp)
@@ -39,6 +40,9 @@ SYM_INNER_LABEL(ftrace_call, SYM_L_GLOBAL)
 	REG_L	a6, FREGS_A6(sp)
 	REG_L	a7, FREGS_A7(sp)
 	addi	sp, sp, FREGS_SIZE_ON_STACK
+	bnez	t1, .Ldirect
 	addi	t0, t0, -MCOUNT_INSN_SIZE
 	jr	t0
+.Ldirect:
+	jr	t1
 SYM_FUNC_END(ftrace_caller)
