@@ -322,9 +322,19 @@ func TestExactCosts(t *testing.T) {
 		"riscv64/rth-retval":        {16, 4, 4, 32},
 		"riscv64/rth-v6.14":         {9, 0, 4, 80},
 		"riscv64/rth-fixed":         {16, 4, 4, 112},
-		"arm64/rethook":             {50, 16, 17, 336},
-		"arm64/rethook-drop-x19":    {50, 16, 17, 336},
-		"arm64/rethook-unbalanced":  {50, 16, 17, 336},
+		// rvera's riscv64 eras (v6.3-v6.10 entries, rth-legacy, the rethook)
+		"riscv64/ftrace_caller-v6.7":       {37, 12, 10, 80},
+		"riscv64/ftrace_regs_caller-v6.7":  {80, 33, 32, 288},
+		"riscv64/ftrace_caller-v6.10":      {33, 12, 11, 288},
+		"riscv64/ftrace_regs_caller-v6.10": {76, 32, 32, 288},
+		"riscv64/rth-legacy":               {17, 4, 4, 32},
+		"riscv64/rth-legacy-no-a1":         {15, 3, 3, 32},
+		"riscv64/rethook":                  {66, 29, 30, 288},
+		"riscv64/rethook-drop-s1":          {64, 28, 29, 288},
+		"riscv64/rethook-unbalanced":       {66, 29, 30, 288},
+		"arm64/rethook":                    {50, 16, 17, 336},
+		"arm64/rethook-drop-x19":           {50, 16, 17, 336},
+		"arm64/rethook-unbalanced":         {50, 16, 17, 336},
 	}
 	for _, a := range regs.Arches {
 		for _, v := range harness.VariantsOf(a, "") {
