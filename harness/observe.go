@@ -419,8 +419,12 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		old := inv.Calls[:n+1][n]
 		raw, chain, loads = old.Raw[:0], old.Backchain[:0], old.ChainLoads[:0]
 	}
-	hc := HostCall{Name: name, Regs: m.Regs(), Raw: raw,
-		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi}
+	// Built in place: a HostCall on the stack would escape (the chain hook
+	// takes its registers' address) and cost an allocation per host call.
+	inv.Calls = append(inv.Calls, HostCall{Name: name, Raw: raw,
+		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi})
+	hc := &inv.Calls[len(inv.Calls)-1]
+	hc.Regs = m.Regs()
 	hc.PC = hc.Regs[h.Arch.PC]
 	if frame != 0 && layout != nil {
 		if fb := m.Mem(frame, layout.Size); fb != nil {
@@ -431,6 +435,5 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 	if h.hooks.chain != nil {
 		hc.Backchain, hc.ChainLoads = h.hooks.chain(h, chain, loads, &hc.Regs)
 	}
-	inv.Calls = append(inv.Calls, hc)
-	return &inv.Calls[len(inv.Calls)-1]
+	return hc
 }
