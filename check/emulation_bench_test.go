@@ -1,6 +1,7 @@
 package check
 
 import (
+	"runtime"
 	"testing"
 
 	"trampemu/harness"
@@ -166,9 +167,21 @@ func BenchmarkChecksOn(b *testing.B) {
 					b.Fatal(err)
 				}
 				returns := h.Returns
+				// The emulating thread's CPU time as well: on a shared
+				// machine it varies much less than the clock.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.ReportAllocs()
 				b.ResetTimer()
+				t0, err := threadCPU()
+				if err != nil {
+					b.Fatal(err)
+				}
 				if err := run(b.N); err != nil {
+					b.Fatal(err)
+				}
+				t1, err := threadCPU()
+				if err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
@@ -176,6 +189,7 @@ func BenchmarkChecksOn(b *testing.B) {
 					b.Fatalf("%d graph returns for %d calls", got, b.N)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/tracedcall")
+				b.ReportMetric(float64(t1-t0)/float64(b.N), "cpu-ns/tracedcall")
 			})
 		}
 	}
