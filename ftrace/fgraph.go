@@ -131,6 +131,9 @@ type GraphConfig struct {
 	// NoDirect disables the single-user direct mode (a kernel without
 	// CONFIG_HAVE_STATIC_CALL always loops over fgraph_array).
 	NoDirect bool
+	// Dispatch is the dispatch form (DispatchMerged unless set; the
+	// per-ops draft needs a Kernel: Kernel.SetGraphDispatch).
+	Dispatch GraphDispatch
 }
 
 // Graph is the multi-user function-graph tracer (kernel/trace/fgraph.c,
@@ -145,7 +148,15 @@ type Graph struct {
 	heap     *Heap
 	rth      uint64
 	noDirect bool
-	fpTest   bool // HAVE_FUNCTION_GRAPH_FP_TEST: the fp word and its test
+	dispatch GraphDispatch
+	// via is the user whose own ftrace_ops the arch's ftrace_graph_func
+	// was called for (DispatchPerOpsDraft: container_of(op, struct
+	// fgraph_ops, ops)); Enter then is function_graph_enter_ops for it.
+	via *GraphOps
+	// userOps registers (add) or unregisters a user's own ftrace_ops
+	// (DispatchPerOpsDraft: register_ftrace_graph's ftrace_startup(&gops->ops)).
+	userOps func(o *GraphOps, add bool) error
+	fpTest  bool // HAVE_FUNCTION_GRAPH_FP_TEST: the fp word and its test
 
 	array  [ArraySize]*GraphOps // fgraph_array; nil = fgraph_stub
 	lru    []int                // free indices, oldest released first
@@ -167,7 +178,10 @@ func NewGraph(cfg GraphConfig) (*Graph, error) {
 	if cfg.Arch == nil || cfg.Mem == nil || cfg.Heap == nil {
 		return nil, fmt.Errorf("fgraph: arch, memory and heap are required: %w", EINVAL)
 	}
-	g := &Graph{arch: cfg.Arch, mem: cfg.Mem, heap: cfg.Heap, rth: cfg.ReturnToHandler, noDirect: cfg.NoDirect}
+	if cfg.Dispatch == DispatchPerOpsDraft {
+		return nil, fmt.Errorf("fgraph: the per-ops draft dispatch needs the ftrace_ops list: use Kernel.SetGraphDispatch: %w", EINVAL)
+	}
+	g := &Graph{arch: cfg.Arch, mem: cfg.Mem, heap: cfg.Heap, rth: cfg.ReturnToHandler, noDirect: cfg.NoDirect, dispatch: cfg.Dispatch}
 	if o, err := OpsOf(cfg.Arch); err == nil {
 		g.fpTest = o.GraphFPTest
 	}

@@ -22,7 +22,17 @@ import (
 // index order whose filter accepts fn), dropping what a refusing user
 // reserved; no user accepted: pop the frame; else write the BITMAP word with
 // BIT(0) always set.
+//
+// Called from the arch's ftrace_graph_func for one user's own ftrace_ops
+// (DispatchPerOpsDraft) it is the drafts' function_graph_enter_ops for
+// that user (enterOps); otherwise, with DispatchLoop and the per-ops
+// draft, the drafts' function_graph_enter: the same loop without the
+// direct mode.
 func (g *Graph) Enter(ret, fn, fp, retp uint64, fregs *regs.Frame) bool {
+	if o := g.via; o != nil {
+		g.via = nil // a nested entry (from a callback) is not this user's
+		return g.enterOps(o, ret, fn, fp, retp, fregs)
+	}
 	g.stats.Entries++
 	// ftrace_graph_is_dead() makes prepare_ftrace_return give up after
 	// ftrace_graph_stop (kernel/trace/fgraph.c, arch/*/kernel/ftrace.c).

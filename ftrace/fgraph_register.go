@@ -25,6 +25,16 @@ func (g *Graph) Register(ops *GraphOps) error {
 	for _, t := range g.tasks {
 		g.mem.WriteWord(g.taskVarAddr(t, idx), 0)
 	}
+	if g.userOps != nil {
+		// v9 12/36: ret = ftrace_startup(&gops->ops, command); on failure
+		// fgraph_array[i] = &fgraph_stub.
+		if err := g.userOps(ops, true); err != nil {
+			g.array[idx] = nil
+			g.lru = append([]int{idx}, g.lru...)
+			ops.idx = 0
+			return fmt.Errorf("register_ftrace_graph(%s): ftrace_startup: %w", ops.Name, err)
+		}
+	}
 	g.updateMode()
 	return nil
 }
@@ -46,6 +56,12 @@ func (g *Graph) Unregister(ops *GraphOps) error {
 	g.array[idx] = nil
 	g.lru = append(g.lru, idx)
 	ops.idx = 0
+	if g.userOps != nil {
+		// v9 12/36: ftrace_shutdown(&gops->ops, command).
+		if err := g.userOps(ops, false); err != nil {
+			return fmt.Errorf("unregister_ftrace_graph(%s): ftrace_shutdown: %w", ops.Name, err)
+		}
+	}
 	g.updateMode()
 	return nil
 }
@@ -54,9 +70,11 @@ func (g *Graph) Unregister(ops *GraphOps) error {
 // is left, also when going down from two users to one (kernel/trace/fgraph.c:
 // ftrace_graph_enable_direct / _disable_direct, v6.11+; the 2 -> 1 restore
 // was missing at first and added as a fix).
+//
+// The drafts' dispatch forms have no direct mode.
 func (g *Graph) updateMode() {
 	g.direct = nil
-	if g.noDirect {
+	if g.noDirect || g.dispatch != DispatchMerged {
 		return
 	}
 	var only *GraphOps

@@ -228,3 +228,18 @@ func FuzzParseFprobeDesign(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseGraphDispatch: a name parses only to a form whose String is
+// the name, and never panics.
+func FuzzParseGraphDispatch(f *testing.F) {
+	for _, d := range GraphDispatches {
+		f.Add(d.String())
+	}
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseGraphDispatch(s)
+		if err == nil && d.String() != s {
+			t.Fatalf("%q parsed to %v", s, d)
+		}
+	})
+}

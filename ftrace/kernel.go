@@ -73,6 +73,8 @@ type Kernel struct {
 	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x, v6.0+ arm64)
 	// OpsArgs counts dispatches whose op argument was not FunctionTraceOp.
 	BadOpsArgs uint64
+	// userOps are the graph users' own ftrace_ops (DispatchPerOpsDraft).
+	userOps map[*GraphOps]*Ops
 	// partialRegs is the pt_regs buffer of PartialRegs (0 until used).
 	partialRegs uint64
 	// entryView and exitView are the frames OpsListFunc and
@@ -128,12 +130,69 @@ func (k *Kernel) view(v *regs.Frame, addr uint64, layout *regs.Layout) *regs.Fra
 func (k *Kernel) GraphActive() bool { return k.Graph.AnyRegistered() }
 
 // EnableGraphViaOps registers ftrace_graph_func on the ops list, what
-// register_ftrace_graph does on DYNAMIC_FTRACE_WITH_ARGS kernels.
+// register_ftrace_graph does on DYNAMIC_FTRACE_WITH_ARGS kernels. With the
+// per-ops draft dispatch there is no shared graph_ops: each user's own
+// ftrace_ops went on the list when it registered.
 func (k *Kernel) EnableGraphViaOps() error {
-	if k.graphOps.Registered() {
+	if k.graphOps.Registered() || k.Graph.dispatch == DispatchPerOpsDraft {
 		return nil
 	}
 	return k.Ftrace.Register(&k.graphOps)
+}
+
+// SetGraphDispatch selects how traced entries reach the graph users
+// (GraphDispatch). It must be called before the first graph user
+// registers. With DispatchPerOpsDraft every user registered from now on
+// gets its own ftrace_ops on the list, calling the arch's
+// ftrace_graph_func for that user (v9 12/36: fgraph_init_ops,
+// register_ftrace_graph -> ftrace_startup(&gops->ops)).
+func (k *Kernel) SetGraphDispatch(d GraphDispatch) error {
+	if n := len(k.Graph.Registered()); n > 0 {
+		return fmt.Errorf("fgraph dispatch %s: %d graph users already registered: set it first: %w", d, n, EBUSY)
+	}
+	if k.graphOps.Registered() {
+		if err := k.Ftrace.Unregister(&k.graphOps); err != nil {
+			return err
+		}
+	}
+	g := k.Graph
+	g.dispatch, g.userOps = d, nil
+	if d == DispatchPerOpsDraft {
+		if k.userOps == nil {
+			k.userOps = map[*GraphOps]*Ops{}
+		}
+		g.userOps = k.registerUserOps
+	}
+	g.updateMode()
+	return nil
+}
+
+// registerUserOps puts a graph user's own ftrace_ops on the list (add) or
+// takes it off (DispatchPerOpsDraft).
+func (k *Kernel) registerUserOps(o *GraphOps, add bool) error {
+	if !add {
+		op := k.userOps[o]
+		delete(k.userOps, o)
+		if op == nil {
+			return fmt.Errorf("no ftrace_ops for graph user %s: %w", o.Name, EINVAL)
+		}
+		return k.Ftrace.Unregister(op)
+	}
+	op := &Ops{Name: o.Name, Filter: o.Filter, Func: func(ip, _ uint64, _ *Ops, fregs *regs.Frame) {
+		if fregs == nil {
+			return
+		}
+		prev, prevCaller := k.Graph.via, fregs.Swap(CoreCaller)
+		k.Graph.via = o
+		MustOps(k.Arch).GraphFunc(k, ip, fregs)
+		k.Graph.via = prev
+		fregs.Swap(prevCaller)
+	}}
+	if err := k.Ftrace.Register(op); err != nil {
+		return err
+	}
+	k.userOps[o] = op
+	return nil
 }
 
 // OpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs), the

@@ -87,6 +87,12 @@ func (s Spec) Tramp(role trampolines.Role) (harness.Tramp, error) {
 		return ts[0], nil
 	}
 	v, err := harness.FindVariant(Arch, role, s.Variant)
+	if err != nil && role == trampolines.Exit {
+		// The exit may be the rethook return path (arch_rethook_trampoline).
+		if rv, rerr := harness.FindVariant(Arch, trampolines.Rethook, s.Variant); rerr == nil {
+			v, err = rv, nil
+		}
+	}
 	if err != nil {
 		return harness.Tramp{}, err
 	}
@@ -193,7 +199,7 @@ func ParsePairing(s string) (Job, error) {
 		if _, err := harness.FindVariant(Arch, trampolines.Entry, e); err != nil {
 			return j, fmt.Errorf("pairing %q: %w", s, err)
 		}
-		if _, err := harness.FindVariant(Arch, trampolines.Exit, x); err != nil {
+		if _, err := (Spec{Variant: x}).Tramp(trampolines.Exit); err != nil {
 			return j, fmt.Errorf("pairing %q: %w", s, err)
 		}
 		return j, nil
@@ -202,7 +208,7 @@ func ParsePairing(s string) (Job, error) {
 	if err != nil {
 		return Job{}, fmt.Errorf("pairing %q (a variant name, or ENTRY+EXIT): %w", s, err)
 	}
-	if v.Role == trampolines.Exit {
+	if v.Role.Returns() {
 		return Job{Arch: Arch.Name, Entry: Spec{Variant: v.Pair}, Exit: Spec{Variant: v.Name}}, nil
 	}
 	return Job{Arch: Arch.Name, Entry: Spec{Variant: v.Name}, Exit: Spec{Variant: v.Pair}}, nil

@@ -292,3 +292,35 @@ func TestLayoutShifts(t *testing.T) {
 		t.Errorf("8 generations visit %d layouts, want %d", len(seen), len(native.Shifts))
 	}
 }
+
+// The rethook return path runs natively: arch_rethook_trampoline with the
+// runtime's arch_rethook_trampoline_callback stand-in returns add's result
+// to its caller once per call with the shadow array balanced (the child's
+// checks), and its per-return cost and return_to_handler's under the same
+// entry have intervals around their medians.
+func TestRethookReturnCost(t *testing.T) {
+	var jobs []native.Job
+	for _, n := range []string{native.RethookBase, native.RethookPairing} {
+		j, err := native.ParsePairing(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	st, err := native.Run(quick(jobs, [2]string{native.RethookBase, native.RethookPairing}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{native.RethookBase, native.RethookPairing} {
+		rc, ok := st.ReturnCost(n)
+		if !ok || rc.Blocks != 6 || !(rc.CI95[0] <= rc.Ns && rc.Ns <= rc.CI95[1]) || rc.Ns <= 0 {
+			t.Errorf("%s: return cost %+v", n, rc)
+		}
+	}
+	if _, ok := st.Comparison(native.RethookBase, native.RethookPairing, native.Graph); !ok {
+		t.Error("no graph-mode comparison of the two return paths")
+	}
+	if _, ok := st.ReturnCost("ftrace_caller+nothing"); ok {
+		t.Error("a return cost for a pairing never timed")
+	}
+}

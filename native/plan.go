@@ -2,6 +2,7 @@ package native
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +60,15 @@ func makePlan(j Job, l *Layout) (*plan, error) {
 		}
 		*dst = a
 	}
-	var dispatch uint64
+	var dispatch, hookWord, hook uint64
+	sym(&hookWord, "native_return_hook")
+	// What the graph user's swap puts in the return-address slot: the
+	// pairing's return path.
+	if s.Exit.Role == trampolines.Rethook {
+		sym(&hook, "arch_rethook_trampoline")
+	} else {
+		sym(&hook, "return_to_handler")
+	}
 	sym(&p.Loop, "native_loop")
 	sym(&p.Fn, "add")
 	sym(&dispatch, "ftrace_ops_list_func")
@@ -71,6 +80,9 @@ func makePlan(j Job, l *Layout) (*plan, error) {
 	sym(&p.Callgrind, "native_callgrind")
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("native image of %s lacks %v", j.Name(), missing)
+	}
+	if err := p.writeWord(hookWord, hook); err != nil {
+		return nil, fmt.Errorf("native image of %s: native_return_hook: %w", j.Name(), err)
 	}
 	for _, u := range []struct {
 		role trampolines.Role
@@ -92,6 +104,18 @@ func makePlan(j Job, l *Layout) (*plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// writeWord stores a little-endian word into the section holding addr.
+func (p *plan) writeWord(addr, v uint64) error {
+	for i := range p.Sections {
+		sec := &p.Sections[i]
+		if addr >= sec.Addr && addr+8 <= sec.Addr+uint64(len(sec.Data)) {
+			binary.LittleEndian.PutUint64(sec.Data[addr-sec.Addr:], v)
+			return nil
+		}
+	}
+	return fmt.Errorf("%#x is in no section", addr)
 }
 
 // sendPlan writes the plan as one line.

@@ -230,6 +230,30 @@ func (s *Stats) Comparison(a, b string, m Mode) (Comparison, bool) {
 	return Comparison{}, false
 }
 
+// ReturnCost is a pairing's ns per traced return: per round the graph-mode
+// sample minus the function-mode sample of the same child (taken moments
+// apart: the return-address swap of the stand-in and the whole return
+// path, exit trampoline and stand-in), per generation the median, per
+// block the median of its generations', and over the blocks benchmath's
+// median with its 95% interval.
+type ReturnCost struct {
+	Pairing string   `json:"pairing"`
+	Ns      float64  `json:"ns"`
+	CI95    Interval `json:"ci95"`
+	Blocks  int      `json:"blocks"`
+}
+
+// ReturnCost returns a timed pairing's ns per traced return.
+func (s *Stats) ReturnCost(name string) (ReturnCost, bool) {
+	i, ok := s.in.index[name]
+	if !ok {
+		return ReturnCost{}, false
+	}
+	bv := s.blockValues(s.roundDiffs(i, slices.Index(Modes, Function), i, slices.Index(Modes, Graph)))
+	sum := summary(bv)
+	return ReturnCost{Pairing: name, Ns: sum.Center, CI95: Interval{sum.Lo, sum.Hi}, Blocks: len(bv)}, true
+}
+
 // Run times the pairings (see Config).
 func Run(cfg Config) (*Stats, error) {
 	if len(cfg.Jobs) == 0 {
@@ -531,10 +555,14 @@ func rangeOf(xs []float64) Interval {
 
 // genDiffs is per generation the median of the per-round differences
 // B - A of instances ia and ib in mode m.
-func (st *Stats) genDiffs(ia, ib, m int) []float64 {
+func (st *Stats) genDiffs(ia, ib, m int) []float64 { return st.roundDiffs(ia, m, ib, m) }
+
+// roundDiffs is per generation the median of the per-round differences of
+// instance ib in mode mb minus instance ia in mode ma.
+func (st *Stats) roundDiffs(ia, ma, ib, mb int) []float64 {
 	diffs := make([]float64, len(st.raw))
 	for g, gen := range st.raw {
-		a, b := gen[ia][m], gen[ib][m]
+		a, b := gen[ia][ma], gen[ib][mb]
 		d := make([]float64, min(len(a), len(b)))
 		for r := range d {
 			d[r] = b[r] - a[r]

@@ -187,8 +187,10 @@ func ValgrindCounts(calls int) (map[string]ValgrindCost, error) {
 		if v, err := harness.FindVariant(Arch, trampolines.Entry, c.Entry); err == nil && v.Pair == c.Exit {
 			out[c.Entry] = c.EntryCost
 		}
-		if v, err := harness.FindVariant(Arch, trampolines.Exit, c.Exit); err == nil && v.Pair == c.Entry {
-			out[c.Exit] = c.ExitCost
+		for _, role := range []trampolines.Role{trampolines.Exit, trampolines.Rethook} {
+			if v, err := harness.FindVariant(Arch, role, c.Exit); err == nil && v.Pair == c.Entry {
+				out[c.Exit] = c.ExitCost
+			}
 		}
 	}
 	return out, nil

@@ -39,8 +39,14 @@ func TestFprobeSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cs) != len(regs.Arches) {
-		t.Fatalf("%d charts, want one per arch", len(cs))
+	if len(cs) != 2*len(regs.Arches) {
+		t.Fatalf("%d charts, want two per arch (designs, dispatch)", len(cs))
+	}
+	for _, a := range regs.Arches {
+		d := DispatchAnswer(c, a.Name)
+		if d == "" || !strings.Contains(out, d) || !strings.Contains(d, "per-ops-draft 1 ops + 0 lookups") {
+			t.Errorf("%s: dispatch answer %q", a.Name, d)
+		}
 	}
 	for _, ch := range cs {
 		for _, f := range ChartFormats {

@@ -10,6 +10,7 @@ import (
 	"trampemu/check"
 	"trampemu/native"
 	"trampemu/regs"
+	"trampemu/scenarios"
 )
 
 // Quoted is what the Markdown documents (README.md, docs/*.md) quote from
@@ -41,6 +42,40 @@ type Quoted struct {
 	// Stability is the rerun experiment the report read (make
 	// bench-stability), nil without one.
 	Stability *native.Stability `json:"stability,omitempty"`
+	// Fprobe is the fprobe question's quoted numbers, nil when the report
+	// had no native timing of its return paths.
+	Fprobe *QuotedFprobe `json:"fprobe,omitempty"`
+}
+
+// QuotedFprobe is what the documents quote of the fprobe question: the
+// native ns per traced return of both return paths and their difference
+// under one entry (scenarios.Comparison's NativeReturns and NativeDiff),
+// with the exact trampoline instructions of the one-probe entry+exit cell
+// of each design on the native arch, and the machine and date of the
+// native run they come from.
+type QuotedFprobe struct {
+	Machine string                   `json:"machine"`
+	Date    string                   `json:"date"`
+	Returns []scenarios.NativeReturn `json:"native_returns"`
+	Diff    *scenarios.NativeDiff    `json:"native_diff,omitempty"`
+	// Instructions are entry + exit trampoline instructions per traced
+	// call of the one-probe entry+exit cell, by design.
+	Instructions map[string]float64 `json:"instructions"`
+}
+
+// quoteFprobe picks the fprobe numbers of a report (nil without native
+// returns).
+func quoteFprobe(c *scenarios.Comparison, run *native.RunInfo) *QuotedFprobe {
+	if c == nil || len(c.NativeReturns) == 0 || run == nil {
+		return nil
+	}
+	q := &QuotedFprobe{Machine: run.Machine, Date: run.Date, Returns: c.NativeReturns, Diff: c.NativeDiff, Instructions: map[string]float64{}}
+	for _, r := range c.NativeReturns {
+		if row, ok := c.Cell(r.Arch, r.Design, "one", 1, true, 0); ok {
+			q.Instructions[r.Design] = row.Entry.Instructions + row.ExitCost.Instructions
+		}
+	}
+	return q
 }
 
 // QuotedCost is one variant's exact cost.
@@ -70,6 +105,7 @@ func QuoteReport(data []byte, source string) (*Quoted, error) {
 		NativeRun *native.RunInfo            `json:"native_run"`
 		Emulation map[string]check.Emulation `json:"emulation"`
 		Stability *native.Stability          `json:"native_stability"`
+		Fprobe    *scenarios.Comparison      `json:"fprobe"`
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("%s: not the JSON of trampemu report (%v): run make report again", source, err)
@@ -80,6 +116,7 @@ func QuoteReport(data []byte, source string) (*Quoted, error) {
 	q := &Quoted{Source: source, Machine: rep.NativeRun.Machine, Date: rep.NativeRun.Date, Headline: rep.Headline}
 	native.AttachReruns(q.Headline, rep.Stability) // the rerun experiment the report read, as the headline quotes it
 	q.Stability = rep.Stability
+	q.Fprobe = quoteFprobe(rep.Fprobe, rep.NativeRun)
 	for _, s := range rep.Variants {
 		if s.Arch == native.Arch.Name && s.Role == "exit" {
 			q.Exits = append(q.Exits, QuotedCost{Variant: s.Variant, Model: s.Model, Instructions: s.Metrics.Instructions, Stores: s.Metrics.Stores, StoreBytes: s.Metrics.StoreBytes})
@@ -154,6 +191,26 @@ var Blocks = map[string]func(q *Quoted) string{
 			fmt.Fprintf(&b, "\nThe intervals of the comparisons covered the other runs' median in %d of %d (%.1f%%; nominal %.1f%%).\n", covered, total, 100*float64(covered)/float64(total), 100*s.Compare[0].Nominal)
 		}
 		return b.String()
+	},
+	"fprobe-native": func(q *Quoted) string {
+		f := q.Fprobe
+		if f == nil {
+			return "No native timing of the fprobe return paths in the report (make report on an x86-64 host).\n"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "From `make report` on %s, %s: ns per traced return on the host CPU, median [95%% interval], the same assembly stand-ins for both C callbacks:", f.Machine, f.Date)
+		for _, r := range f.Returns {
+			if r.SameEntry {
+				fmt.Fprintf(&b, " %s %s (`%s`, under the other design's entry) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, r.Ns, r.CI95[0], r.CI95[1])
+				continue
+			}
+			fmt.Fprintf(&b, " %s %s (`%s`, whose trampolines run %s instructions per traced call) %.2f ns [%.2f, %.2f];", r.Arch, r.Design, r.Pairing, num(f.Instructions[r.Design]), r.Ns, r.CI95[0], r.CI95[1])
+		}
+		s := strings.TrimSuffix(b.String(), ";")
+		if d := f.Diff; d != nil {
+			s += fmt.Sprintf("; the return paths under one entry, `%s` minus `%s`: %+.2f ns [%+.2f, %+.2f] (%s, p %.3g)", d.B, d.A, d.DiffNs, d.CI95[0], d.CI95[1], native.Verdict(d.Significant, false), d.P)
+		}
+		return s + ".\n"
 	},
 	"emulation": func(q *Quoted) string {
 		var b strings.Builder

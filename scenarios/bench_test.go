@@ -19,7 +19,7 @@ import (
 func BenchmarkFprobe(b *testing.B) {
 	for _, a := range regs.Arches {
 		b.Run(a.Name, func(b *testing.B) {
-			h, err := newMachine(a, ftrace.DesignFgraph)
+			h, err := newMachine(a, ftrace.DesignFgraph, ftrace.DispatchMerged)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,7 +11,9 @@ import (
 	"trampemu/check"
 	"trampemu/emu"
 	"trampemu/ftrace"
+	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // CompareConfig is what the fprobe comparison runs.
@@ -78,19 +80,87 @@ type DesignRow struct {
 	// NMissed is the probes' nmissed per traced call (fgraph's 32-word
 	// reservation cannot hold more than 31 exit probes on one function).
 	NMissed float64 `json:"nmissed"`
-	// NativeNs and CI95 are the native time per traced return and its 95%
-	// interval (not measured: null).
-	NativeNs *float64 `json:"native_ns"`
-	CI95     *float64 `json:"ci95"`
+	// NativeNs and CI95 are the native ns per traced return of the
+	// design's pairing on the host CPU and its 95% interval [lo, hi]
+	// (AttachNative: the one-probe entry+exit cell on one function of the
+	// native arch; null where not measured).
+	NativeNs *float64    `json:"native_ns"`
+	CI95     *[2]float64 `json:"ci95"`
+}
+
+// NativeReturn is one return path timed on the host CPU (package native's
+// ReturnCost): ns per traced return of a pairing with its 95% interval.
+type NativeReturn struct {
+	Arch    string     `json:"arch"`
+	Design  string     `json:"design"`
+	Pairing string     `json:"pairing"`
+	Ns      float64    `json:"ns"`
+	CI95    [2]float64 `json:"ci95"`
+	// SameEntry: timed after the other design's entry (the two return
+	// paths under one entry, NativeDiff's A or B), not the pairing the
+	// design's rows run: not attached to a row.
+	SameEntry bool `json:"same_entry,omitempty"`
+}
+
+// NativeDiff is B minus A in graph mode on the host CPU, the two return
+// paths under one entry, with its 95% interval and the signed-rank p.
+type NativeDiff struct {
+	A           string     `json:"a"`
+	B           string     `json:"b"`
+	DiffNs      float64    `json:"diff_ns"`
+	CI95        [2]float64 `json:"ci95"`
+	P           float64    `json:"p"`
+	Significant bool       `json:"significant"`
+}
+
+// DesignPairingName is the pairing ("entry+exit", variant names) a
+// design's rows run on arch a: the one to time natively for them.
+func DesignPairingName(a *regs.Arch, d ftrace.FprobeDesign) (string, error) {
+	entry, exit, err := designPairing(a, d)
+	if err != nil {
+		return "", err
+	}
+	return entry.Name + "+" + exit.Name, nil
+}
+
+// AttachNative records a design's native return cost on arch: in
+// NativeReturns, and as native_ns and ci95 of its one-probe entry+exit
+// cell on one function without data (the work the native stand-ins do: one
+// hooked return). It reports whether that cell exists.
+func (c *Comparison) AttachNative(r NativeReturn) bool {
+	c.NativeReturns = append(c.NativeReturns, r)
+	found := false
+	if r.SameEntry {
+		return false
+	}
+	for i := range c.FprobeDesigns {
+		row := &c.FprobeDesigns[i]
+		if row.Arch == r.Arch && row.Design == r.Design && row.Probes == 1 && row.Functions == "one" && row.Exit && row.DataBytes == 0 {
+			ns, ci := r.Ns, r.CI95
+			row.NativeNs, row.CI95 = &ns, &ci
+			found = true
+		}
+	}
+	return found
 }
 
 // ModeRow is one fgraph dispatch cell: N graph users on one function.
 type ModeRow struct {
 	Arch string `json:"arch"`
-	// Mode is "merged" (v6.11+: one graph_ops, a lone user called
-	// directly, several looped over with each filter tested).
-	Mode        string    `json:"mode"`
-	Users       int       `json:"users"`
+	// Mode is the dispatch form (ftrace.GraphDispatch): "merged" (v6.11+:
+	// one graph_ops, a lone user called directly, several looped over with
+	// each filter tested), "per-ops-draft" (the v5-v9 drafts with
+	// WITH_ARGS: each user's own ftrace_ops, function_graph_enter_ops) or
+	// "loop" (the drafts without WITH_ARGS: ftrace_graph_caller ->
+	// function_graph_enter testing every user's hash, on the arch's
+	// ftrace_graph_caller pairing). OpsVisited counts ftrace_ops the
+	// dispatch visited (the loop's fgraph_ops are not ftrace_ops: 0),
+	// HashLookups every filter-hash test (ftrace's list function's and
+	// fgraph's own).
+	Mode  string `json:"mode"`
+	Users int    `json:"users"`
+	// Pairing names the entry and exit variants the row ran.
+	Pairing     string    `json:"pairing"`
 	OpsVisited  float64   `json:"ops_visited"`
 	HashLookups float64   `json:"hash_lookups"`
 	ShadowWords float64   `json:"shadow_words"`
@@ -104,6 +174,50 @@ type Comparison struct {
 	Tasks         int         `json:"tasks"`
 	FprobeDesigns []DesignRow `json:"fprobe_designs"`
 	FgraphModes   []ModeRow   `json:"fgraph_modes"`
+	// NativeReturns and NativeDiff are the host CPU's timing of the two
+	// return paths (AttachNative; absent when not run), NativeNote why
+	// they are absent.
+	NativeReturns []NativeReturn `json:"native_returns,omitempty"`
+	NativeDiff    *NativeDiff    `json:"native_diff,omitempty"`
+	NativeNote    string         `json:"native_note,omitempty"`
+	// DispatchScenarios is every scenario on the fgraph design run under
+	// each dispatch form, per arch (DispatchScenarioRuns).
+	DispatchScenarios []DispatchRun `json:"dispatch_scenarios"`
+}
+
+// DispatchRun is one arch's scenarios under one fgraph dispatch form: how
+// many ran and passed, and the ones that failed.
+type DispatchRun struct {
+	Arch     string   `json:"arch"`
+	Dispatch string   `json:"dispatch"`
+	Run      int      `json:"run"`
+	Passed   int      `json:"passed"`
+	Failed   []string `json:"failed"`
+}
+
+// DispatchScenarioRuns runs every scenario on the fgraph design under each
+// dispatch form on each arch.
+func DispatchScenarioRuns(as []*regs.Arch) ([]DispatchRun, error) {
+	var out []DispatchRun
+	for _, a := range as {
+		for _, d := range ftrace.GraphDispatches {
+			r := DispatchRun{Arch: a.Name, Dispatch: d.String(), Failed: []string{}}
+			for _, s := range All() {
+				o, err := s.RunDispatch(a, ftrace.HeaderMerged, d, nil)
+				if err != nil {
+					return out, err
+				}
+				r.Run++
+				if o.OK {
+					r.Passed++
+				} else {
+					r.Failed = append(r.Failed, s.Name+": "+strings.Join(o.Findings, "; "))
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // CompareFprobe runs every cell of cfg through the trampolines and the Go
@@ -150,15 +264,26 @@ func CompareFprobe(cfg CompareConfig) (Comparison, error) {
 				}
 			}
 		}
-		for u := 1; u <= cfg.MaxUsers; u++ {
-			row, err := compareMode(a, u, cfg)
+		for _, d := range ftrace.GraphDispatches {
+			pairing, err := dispatchPairing(a, d)
 			if err != nil {
-				return out, fmt.Errorf("fgraph dispatch %s, %d users: %w", a.Name, u, err)
+				return out, err
 			}
-			out.FgraphModes = append(out.FgraphModes, row)
+			if pairing == nil {
+				continue // no ftrace_graph_caller entry on the arch: no loop rows
+			}
+			for u := 1; u <= cfg.MaxUsers; u++ {
+				row, err := compareMode(a, d, pairing, u, cfg)
+				if err != nil {
+					return out, fmt.Errorf("fgraph dispatch %s %s, %d users: %w", a.Name, d, u, err)
+				}
+				out.FgraphModes = append(out.FgraphModes, row)
+			}
 		}
 	}
-	return out, nil
+	var err error
+	out.DispatchScenarios, err = DispatchScenarioRuns(cfg.Arches)
+	return out, err
 }
 
 // costMachine is one machine of the comparison with its counters.
@@ -168,8 +293,14 @@ type costMachine struct {
 }
 
 func newCostMachine(a *regs.Arch, d ftrace.FprobeDesign) (*costMachine, error) {
+	return newDispatchMachine(a, d, ftrace.DispatchMerged, nil)
+}
+
+// newDispatchMachine is newCostMachine with the fgraph dispatch form and,
+// when not nil, the pairing to run.
+func newDispatchMachine(a *regs.Arch, d ftrace.FprobeDesign, dispatch ftrace.GraphDispatch, pairing *[2]harness.Tramp) (*costMachine, error) {
 	out := &Outcome{Counters: map[string]int64{}}
-	r := &runCtx{name: "compare", out: out, a: a, hdr: ftrace.HeaderMerged, design: d}
+	r := &runCtx{name: "compare", out: out, a: a, hdr: ftrace.HeaderMerged, design: d, dispatch: dispatch, pairing: pairing}
 	e, err := r.env(ftrace.HeaderMerged)
 	if err != nil {
 		r.close()
@@ -343,11 +474,43 @@ func designMemory(d ftrace.FprobeDesign, fps []*ftrace.Fprobe, cfg CompareConfig
 	return b
 }
 
+// dispatchPairing is the trampolines a dispatch form's rows run: the
+// arch's current pairing (DYNAMIC_FTRACE_WITH_ARGS: ftrace_graph_func as an
+// ftrace_ops) for the merged form and the per-ops draft; for the drafts'
+// loop the path a kernel without WITH_ARGS has, the patched branch into
+// ftrace_graph_caller -> prepare_ftrace_return -> function_graph_enter: the
+// arch's first kernel entry variant with that graph path and its pair. nil
+// (no error) when the arch has no such entry.
+func dispatchPairing(a *regs.Arch, d ftrace.GraphDispatch) (*[2]harness.Tramp, error) {
+	if d != ftrace.DispatchLoop {
+		entry, exit, err := designPairing(a, ftrace.DesignFgraph)
+		if err != nil {
+			return nil, err
+		}
+		return &[2]harness.Tramp{entry, exit}, nil
+	}
+	for _, v := range harness.VariantsOf(a, trampolines.Entry) {
+		if !v.Kernel || v.Graph != trampolines.GraphViaCaller {
+			continue
+		}
+		entry, err := harness.FromVariant(v)
+		if err != nil {
+			return nil, err
+		}
+		exit, err := harness.Pair(a, entry)
+		if err != nil {
+			return nil, err
+		}
+		return &[2]harness.Tramp{entry, exit}, nil
+	}
+	return nil, nil
+}
+
 // compareMode runs users plain graph users (entry and return callbacks)
-// filtered on add through the merged fgraph (v6.11+).
-func compareMode(a *regs.Arch, users int, cfg CompareConfig) (ModeRow, error) {
-	row := ModeRow{Arch: a.Name, Mode: "merged", Users: users}
-	c, err := newCostMachine(a, ftrace.DesignFgraph)
+// filtered on add through the fgraph dispatch form d on the pairing.
+func compareMode(a *regs.Arch, d ftrace.GraphDispatch, pairing *[2]harness.Tramp, users int, cfg CompareConfig) (ModeRow, error) {
+	row := ModeRow{Arch: a.Name, Mode: d.String(), Users: users, Pairing: pairing[0].Name + " + " + pairing[1].Name}
+	c, err := newDispatchMachine(a, ftrace.DesignFgraph, d, pairing)
 	if err != nil {
 		return row, err
 	}

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"trampemu/regs"
@@ -63,17 +65,46 @@ func TestCompareFprobe(t *testing.T) {
 			t.Errorf("%s rethook x64 exit probes on one function: nmissed %v, %+v", a.Name, r.NMissed, r.CSide)
 		}
 	}
-	var lone, two int
+	// Dispatch forms, two graph users on add: ftrace_ops visited, hash
+	// lookups, shadow-stack words (the frame and BITMAP word written, four
+	// words read back at the return; the per-ops draft's second user reads
+	// three words to find the frame reusable and read-modify-writes the
+	// BITMAP word; arm64 frames have the FP-test word), and the loop's exit
+	// trampoline on the arch's ftrace_graph_caller pairing.
+	type modeWant struct{ visited, lookups, words float64 }
+	wantModes := map[string]map[string]modeWant{
+		"merged":        {"x86_64": {1, 2, 9}, "s390x": {1, 2, 9}, "arm64": {1, 2, 11}},
+		"per-ops-draft": {"x86_64": {2, 2, 14}, "s390x": {2, 2, 14}, "arm64": {2, 2, 16}},
+		"loop":          {"x86_64": {0, 2, 9}, "s390x": {0, 2, 9}, "arm64": {0, 2, 11}},
+	}
+	loopExit := map[string]float64{"x86_64": 10, "s390x": 13, "arm64": 14}
+	modes := map[string]ModeRow{}
 	for _, m := range c.FgraphModes {
-		switch {
-		case m.Users == 1 && m.HashLookups == 0 && m.OpsVisited == 1:
-			lone++
-		case m.Users == 2 && m.HashLookups == 2 && m.OpsVisited == 1:
-			two++
+		modes[fmt.Sprintf("%s/%s/%d", m.Arch, m.Mode, m.Users)] = m
+	}
+	for _, a := range regs.Arches {
+		for mode, per := range wantModes {
+			m, ok := modes[fmt.Sprintf("%s/%s/2", a.Name, mode)]
+			w := per[a.Name]
+			if !ok || m.OpsVisited != w.visited || m.HashLookups != w.lookups || m.ShadowWords != w.words {
+				t.Errorf("%s %s, 2 users: %+v, want visited %v lookups %v words %v", a.Name, mode, m, w.visited, w.lookups, w.words)
+			}
+		}
+		lone, po, loop := modes[a.Name+"/merged/1"], modes[a.Name+"/per-ops-draft/1"], modes[a.Name+"/loop/2"]
+		if lone.OpsVisited != 1 || lone.HashLookups != 0 || po.OpsVisited != 1 || po.HashLookups != 0 {
+			t.Errorf("%s: a lone user is called without a lookup in the merged form (direct) and the per-ops draft (its own trampoline): %+v %+v", a.Name, lone, po)
+		}
+		if po.Entry != lone.Entry || loop.Exit.Instructions != loopExit[a.Name] || !strings.Contains(loop.Pairing, "+") {
+			t.Errorf("%s: per-ops entry %+v (merged %+v), loop exit %+v on %s", a.Name, po.Entry, lone.Entry, loop.Exit, loop.Pairing)
 		}
 	}
-	if lone != len(regs.Arches) || two != len(regs.Arches) {
-		t.Errorf("merged dispatch: %d arches with a direct lone user, %d with two looped users: %+v", lone, two, c.FgraphModes)
+	if len(c.DispatchScenarios) != len(regs.Arches)*3 {
+		t.Errorf("%d dispatch scenario runs, want 3 per arch", len(c.DispatchScenarios))
+	}
+	for _, r := range c.DispatchScenarios {
+		if r.Run != len(All()) || r.Passed != r.Run {
+			t.Errorf("%s %s: %d of %d scenarios passed: %v", r.Arch, r.Dispatch, r.Passed, r.Run, r.Failed)
+		}
 	}
 	var buf bytes.Buffer
 	if err := c.WriteJSON(&buf); err != nil {
@@ -83,7 +114,7 @@ func TestCompareFprobe(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"fprobe_designs", "fgraph_modes"} {
+	for _, k := range []string{"fprobe_designs", "fgraph_modes", "dispatch_scenarios"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON has no %s", k)
 		}

@@ -27,7 +27,13 @@ type runCtx struct {
 	design ftrace.FprobeDesign
 	// form is the rethook design's form (RunForm).
 	form ftrace.RethookEra
-	envs []*env
+	// dispatch is the fgraph dispatch form of the run's machines
+	// (RunDispatch).
+	dispatch ftrace.GraphDispatch
+	// pairing, when set, is the entry and exit trampoline of the run's
+	// machines instead of the design's (designPairing).
+	pairing *[2]harness.Tramp
+	envs    []*env
 	// watch, when set, sees each new machine (Scenario.RunWatched).
 	watch func(h *harness.Harness)
 }
@@ -59,13 +65,22 @@ type env struct {
 // checks off, the ftrace_graph_func ops registered first on the ops list
 // (so observers registered later run after the graph entry) and every call
 // site patched.
-func newMachine(a *regs.Arch, design ftrace.FprobeDesign) (*harness.Harness, error) {
+func newMachine(a *regs.Arch, design ftrace.FprobeDesign, dispatch ftrace.GraphDispatch) (*harness.Harness, error) {
 	entry, exit, err := designPairing(a, design)
 	if err != nil {
 		return nil, err
 	}
+	return newMachineWith(a, design, dispatch, entry, exit)
+}
+
+// newMachineWith is newMachine on the given pairing.
+func newMachineWith(a *regs.Arch, design ftrace.FprobeDesign, dispatch ftrace.GraphDispatch, entry, exit harness.Tramp) (*harness.Harness, error) {
 	h, err := harness.New(harness.Setup{Arch: a, Entry: entry, Exit: exit}, harness.Options{})
 	if err != nil {
+		return nil, err
+	}
+	if err := h.K.SetGraphDispatch(dispatch); err != nil {
+		h.Close()
 		return nil, err
 	}
 	if entry.Graph == trampolines.GraphViaOps && design != ftrace.DesignRethook {
@@ -118,7 +133,13 @@ func Symbols(h *harness.Harness) map[string]uint64 {
 
 // env builds a machine for this run with fprobe header hdr.
 func (r *runCtx) env(hdr ftrace.HeaderEncoding) (*env, error) {
-	h, err := newMachine(r.a, r.design)
+	var h *harness.Harness
+	var err error
+	if r.pairing != nil {
+		h, err = newMachineWith(r.a, r.design, r.dispatch, r.pairing[0], r.pairing[1])
+	} else {
+		h, err = newMachine(r.a, r.design, r.dispatch)
+	}
 	if err != nil {
 		return nil, setupError{err}
 	}
@@ -234,34 +255,44 @@ func (e *env) prepare() error {
 // the trampolines, the Go kernel) and returns its result. args, when
 // given, replace the random arguments. A wrong result is a finding.
 func (e *env) call(workload string, args ...uint64) (uint64, error) {
+	c, err := e.callRaw(workload, args...)
+	if err != nil {
+		return 0, err
+	}
+	e.r.expect(slices.Equal(c.Results, c.Want), "%s(%#x) returned %#x, want %#x", workload, c.Args, c.Results, c.Want)
+	return c.Results[0], nil
+}
+
+// callRaw is call without the result check: the call with its results and
+// the expected ones.
+func (e *env) callRaw(workload string, args ...uint64) (*harness.Call, error) {
 	c, err := e.h.NewCall(workload, e.rng)
 	if err != nil {
-		return 0, setupError{err}
+		return nil, setupError{err}
 	}
 	if len(args) > 0 {
 		sem, err := harness.WorkloadSemantics(e.a, workload)
 		if err != nil {
-			return 0, setupError{err}
+			return nil, setupError{err}
 		}
 		c.Args, c.Want = args, sem.Want(args)
 	}
 	if err := e.prepare(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	marks := e.k.Graph.Marks()
 	if err := e.h.RunChecked([]*harness.Call{c}); err != nil {
-		return 0, fmt.Errorf("%s(%#x): %w", workload, c.Args, err)
+		return nil, fmt.Errorf("%s(%#x): %w", workload, c.Args, err)
 	}
 	if !c.Done || len(c.Results) == 0 {
-		return 0, fmt.Errorf("%s(%#x) did not return to the driver", workload, c.Args)
+		return nil, fmt.Errorf("%s(%#x) did not return to the driver", workload, c.Args)
 	}
 	// Shadow-stack balance (as check's): every task's shadow stack is back
 	// where the call found it.
 	for _, u := range e.k.Graph.Balance(marks, e.k.Graph.Currs(nil)) {
 		e.r.expect(false, "%s(%#x): shadow stack not balanced: %s", workload, c.Args, u)
 	}
-	e.r.expect(slices.Equal(c.Results, c.Want), "%s(%#x) returned %#x, want %#x", workload, c.Args, c.Results, c.Want)
-	return c.Results[0], nil
+	return c, nil
 }
 
 // site returns the ftrace location of a traced function.

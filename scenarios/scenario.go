@@ -39,6 +39,9 @@ type Outcome struct {
 	Header   string `json:"header"`
 	// Design is the fprobe design the run used ("rethook" or "fgraph").
 	Design string `json:"fprobe_design"`
+	// Dispatch is the fgraph dispatch form ("merged", or the drafts'
+	// "per-ops-draft" and "loop").
+	Dispatch string `json:"fgraph_dispatch"`
 	// OK is false when any expectation failed (Findings is not empty).
 	OK bool `json:"ok"`
 	// Counters are the scenario's counters and observed values.
@@ -130,6 +133,17 @@ func (s Scenario) RunDesign(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftra
 // RunForm is RunDesign with the rethook design in the given form of its
 // era (kernel.RethookFormFor: pool, order of the entry, entry data).
 func (s Scenario) RunForm(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, form ftrace.RethookEra, watch func(h *harness.Harness)) (Outcome, error) {
+	return s.run1(a, hdr, design, form, ftrace.DispatchMerged, watch)
+}
+
+// RunDispatch is RunWatched with the fgraph tracer in the given dispatch
+// form (ftrace.GraphDispatch: the merged one, or the v5-v9 drafts'
+// per-user ftrace_ops or loop); every scenario runs under each.
+func (s Scenario) RunDispatch(a *regs.Arch, hdr ftrace.HeaderEncoding, dispatch ftrace.GraphDispatch, watch func(h *harness.Harness)) (Outcome, error) {
+	return s.run1(a, hdr, ftrace.DesignFgraph, ftrace.RethookV613, dispatch, watch)
+}
+
+func (s Scenario) run1(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace.FprobeDesign, form ftrace.RethookEra, dispatch ftrace.GraphDispatch, watch func(h *harness.Harness)) (Outcome, error) {
 	if design != ftrace.DesignFgraph && !s.Designs {
 		return Outcome{}, fmt.Errorf("scenario %s runs on the fgraph design only (--fprobe fgraph); the ones for both are %s", s.Name, strings.Join(DesignNames(), ", "))
 	}
@@ -139,7 +153,7 @@ func (s Scenario) RunForm(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace
 	if a == nil {
 		return Outcome{}, fmt.Errorf("scenario %s: no architecture", s.Name)
 	}
-	out := Outcome{Scenario: s.Name, Arch: a.Name, Header: "n/a", Design: design.String(), Counters: map[string]int64{},
+	out := Outcome{Scenario: s.Name, Arch: a.Name, Header: "n/a", Design: design.String(), Dispatch: dispatch.String(), Counters: map[string]int64{},
 		Warnings: []string{}, Findings: []string{}}
 	switch {
 	case s.FixedHeader != "":
@@ -150,7 +164,7 @@ func (s Scenario) RunForm(a *regs.Arch, hdr ftrace.HeaderEncoding, design ftrace
 	if design == ftrace.DesignRethook {
 		out.Header = "n/a" // no shadow-stack header on rethook
 	}
-	r := &runCtx{out: &out, a: a, hdr: hdr, design: design, form: form, name: s.Name, watch: watch}
+	r := &runCtx{out: &out, a: a, hdr: hdr, design: design, form: form, dispatch: dispatch, name: s.Name, watch: watch}
 	defer r.close()
 	err := s.run(r)
 	var se setupError

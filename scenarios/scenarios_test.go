@@ -244,13 +244,13 @@ func TestOutputs(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"scenario", "arch", "header", "fprobe_design", "ok", "counters", "warnings", "shadow_words_per_call", "findings"} {
+	for _, k := range []string{"scenario", "arch", "header", "fprobe_design", "fgraph_dispatch", "ok", "counters", "warnings", "shadow_words_per_call", "findings"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON has no %q: %s", k, buf.String())
 		}
 	}
-	if len(m) != 9 {
-		t.Errorf("JSON has %d keys, want 9: %s", len(m), buf.String())
+	if len(m) != 10 {
+		t.Errorf("JSON has %d keys, want 10: %s", len(m), buf.String())
 	}
 	if w, ok := m["warnings"].([]any); !ok || len(w) != 0 {
 		t.Errorf("warnings must be an empty list, got %v", m["warnings"])

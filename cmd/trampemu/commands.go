@@ -598,6 +598,15 @@ func cmdReport(c *cobra.Command) runFunc {
 		if err := nativeSection(&rep, as, *nativeBudget); err != nil {
 			return err
 		}
+		if rep.Fprobe != nil {
+			if rep.nativeStats != nil {
+				if err := report.AttachNativeFprobe(rep.Fprobe, rep.nativeStats); err != nil {
+					return err
+				}
+			} else {
+				rep.Fprobe.NativeNote = "not run: " + rep.NativeNote
+			}
+		}
 		bar.step("native timing")
 		if err := reportCharts(*out, &rep); err != nil {
 			return err

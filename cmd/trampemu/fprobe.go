@@ -5,12 +5,14 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"trampemu/ftrace"
 	"trampemu/harness"
 	"trampemu/kernel"
+	"trampemu/native"
 	"trampemu/regs"
 	"trampemu/report"
 	"trampemu/scenarios"
@@ -83,7 +85,7 @@ func designPartner(a *regs.Arch, d ftrace.FprobeDesign, t harness.Tramp) (*harne
 	return &p, err
 }
 
-const fprobeUsage = "usage: trampemu fprobe [--arch A|all] [--probes 1,2,8,64] [--cpus N] [--tasks N] [--kernel vX.Y] [--json]"
+const fprobeUsage = "usage: trampemu fprobe [--arch A|all] [--probes 1,2,8,64] [--cpus N] [--tasks N] [--kernel vX.Y] [--native 10s] [--json]"
 
 // cmdFprobe is `trampemu fprobe`: the fprobe question's numbers.
 func cmdFprobe(c *cobra.Command) runFunc {
@@ -94,6 +96,7 @@ func cmdFprobe(c *cobra.Command) runFunc {
 	tasks := fs.Int("tasks", scenarios.DefaultCompareConfig().Tasks, "tasks the memory figures are for (shadow stacks)")
 	kern := fs.String("kernel", "", "also say which design a kernel version vX.Y uses on each arch")
 	asJSON := fs.Bool("json", false, "print JSON: {fprobe_designs: [...], fgraph_modes: [...]}")
+	nativeBudget := fs.Duration("native", 0, "also time both return paths on the host CPU (x86-64) for this long, e.g. 10s (0: not timed)")
 	return func(args []string, w io.Writer) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v; %s", args, fprobeUsage)
@@ -134,6 +137,9 @@ func cmdFprobe(c *cobra.Command) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := fprobeNative(&cmp, as, *nativeBudget); err != nil {
+			return err
+		}
 		if *asJSON {
 			return cmp.WriteJSON(w)
 		}
@@ -142,4 +148,36 @@ func cmdFprobe(c *cobra.Command) runFunc {
 		}
 		return report.FprobeSection(w, cmp)
 	}
+}
+
+// fprobeNative times the two return paths on the host CPU for --native
+// when the arches include the host's, or says why not.
+func fprobeNative(cmp *scenarios.Comparison, as []*regs.Arch, budget time.Duration) error {
+	covered := false
+	for _, a := range as {
+		covered = covered || native.Covers(a)
+	}
+	switch {
+	case budget < 0:
+		return usagef("--native %v: want a duration of 0 or more", budget)
+	case budget == 0:
+		cmp.NativeNote = "not timed (--native 10s times them)"
+		return nil
+	case !covered:
+		cmp.NativeNote = "not timed: the arches asked for do not include the host's (" + native.Arch.Name + ")"
+		return nil
+	}
+	if err := native.Supported(); err != nil {
+		cmp.NativeNote = "not timed: " + err.Error()
+		return nil
+	}
+	cfg, err := report.FprobeNativeConfig(budget)
+	if err != nil {
+		return err
+	}
+	st, err := native.Run(cfg)
+	if err != nil {
+		return err
+	}
+	return report.AttachNativeFprobe(cmp, st)
 }

@@ -105,3 +105,54 @@ func TestNativeReportSection(t *testing.T) {
 		}
 	}
 }
+
+// TestFprobeNative: `trampemu fprobe --native` times both return paths on
+// the host: the one-probe entry+exit cell of each design on x86-64 gets
+// native_ns inside its ci95, the other cells none; the paired difference
+// under one entry is there; s390x alone is not timed and says why.
+func TestFprobeNative(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"fprobe", "--arch", "x86_64", "--probes", "1,2", "--native", "1s", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Designs []struct {
+			Design    string
+			Probes    int
+			Functions string
+			Exit      bool
+			Data      int         `json:"data_bytes"`
+			Native    *float64    `json:"native_ns"`
+			CI        *[2]float64 `json:"ci95"`
+		} `json:"fprobe_designs"`
+		Returns []struct {
+			Design, Pairing string
+			SameEntry       bool `json:"same_entry"`
+		} `json:"native_returns"`
+		Diff *struct {
+			A, B string
+		} `json:"native_diff"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	timed := map[string]bool{}
+	for _, r := range got.Designs {
+		cell := r.Probes == 1 && r.Functions == "one" && r.Exit && r.Data == 0
+		switch {
+		case cell && (r.Native == nil || r.CI == nil || r.CI[0] > *r.Native || *r.Native > r.CI[1] || *r.Native <= 0):
+			t.Errorf("%s one-probe cell: native %v, ci95 %v", r.Design, r.Native, r.CI)
+		case cell:
+			timed[r.Design] = true
+		case r.Native != nil || r.CI != nil:
+			t.Errorf("%s %d probes %s exit=%v data=%d: native %v on a cell the stand-ins do not model", r.Design, r.Probes, r.Functions, r.Exit, r.Data, *r.Native)
+		}
+	}
+	if !timed["rethook"] || !timed["fgraph"] || got.Diff == nil || got.Diff.B != "ftrace_regs_caller+rethook" || len(got.Returns) != 3 {
+		t.Errorf("timed %v, diff %+v, returns %+v", timed, got.Diff, got.Returns)
+	}
+	out.Reset()
+	if code := run([]string{"fprobe", "--arch", "s390x", "--probes", "1", "--native", "1s"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "not timed: the arches asked for do not include the host's") {
+		t.Errorf("s390x --native: exit %d: %s", code, out.String())
+	}
+}

@@ -50,6 +50,7 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		formatText, formatJSON, formatFunctionGraph)
 	fprobe := fprobeFlag(c)
 	kern := fs.String("kernel", "", "kernel version vX.Y whose fprobe design (and rethook form) the scenario runs on; --fprobe overrides the design")
+	dispatchName := fs.String("dispatch", ftrace.DispatchMerged.String(), "fgraph dispatch form: merged (v6.11+), or the v5-v9 drafts' per-ops-draft or loop (an experiment)")
 	c.ValidArgs = scenarios.Names()
 	return func(args []string, w io.Writer) error {
 		if len(args) != 1 {
@@ -100,7 +101,19 @@ func cmdScenarioRun(c *cobra.Command) runFunc {
 		if *format == formatFunctionGraph {
 			watch = func(h *harness.Harness) { watchGraph(glog, h) }
 		}
-		out, err := sc.RunForm(a, hdr, design, form, watch)
+		dispatch, err := ftrace.ParseGraphDispatch(*dispatchName)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if dispatch != ftrace.DispatchMerged && design != ftrace.DesignFgraph {
+			return usagef("--dispatch %s: the dispatch forms are fgraph's; the scenario runs on the %s design", dispatch, design)
+		}
+		var out scenarios.Outcome
+		if dispatch != ftrace.DispatchMerged {
+			out, err = sc.RunDispatch(a, hdr, dispatch, watch)
+		} else {
+			out, err = sc.RunForm(a, hdr, design, form, watch)
+		}
 		if err != nil {
 			return err
 		}

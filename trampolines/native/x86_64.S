@@ -10,11 +10,22 @@
  *    (arch/x86/kernel/ftrace.c, v6.14: parent = fregs->regs.sp; the
  *    return address there is swapped for return_to_handler);
  *  - prepare_ftrace_return(ip, parent, frame_pointer): the swap itself,
- *    also called from the v5.10 ftrace_graph_caller;
- *  - ftrace_return_to_handler(...): pops the original return address into
- *    rax, whatever the exit ABI passes (fp, fgraph_ret_regs or fregs).
+ *    also called from the v5.10 ftrace_graph_caller: the return address
+ *    at parent is pushed onto the shadow array and replaced with
+ *    native_return_hook (return_to_handler; arch_rethook_trampoline when
+ *    the pairing's return path is rethook, package native's plan);
+ *  - ftrace_return_to_handler(...): counts the return (native_returns)
+ *    and pops the original return address from the shadow array into
+ *    rax, whatever the exit ABI passes (fp, fgraph_ret_regs or fregs);
+ *  - arch_rethook_trampoline_callback(regs): the same count and the same
+ *    pop, then the two stores the x86-64 trampoline relies on
+ *    (arch/x86/kernel/rethook.c, v5.18-v6.13): the popped address over
+ *    the fake return address just above pt_regs
+ *    (arch_rethook_fixup_return) and regs->flags into the ss slot, which
+ *    the trampoline's popf loads. No rethook node, list or handler.
  * The shadow stack is a plain array of return addresses, with no meta words
- * or callbacks: the real function_graph_enter_regs costs more.
+ * or callbacks: the real function_graph_enter_regs (and
+ * rethook_trampoline_handler) costs more.
  */
 	.data
 	.balign 8
@@ -30,6 +41,9 @@ SYM_DATA_END(native_result)
 SYM_DATA_START(native_returns)		/* ftrace_return_to_handler calls */
 	.quad	0
 SYM_DATA_END(native_returns)
+SYM_DATA_START(native_return_hook)	/* written by package native's plan */
+	.quad	0
+SYM_DATA_END(native_return_hook)
 SYM_DATA_START(native_shadow_top)
 	.quad	native_shadow
 SYM_DATA_END(native_shadow_top)
@@ -62,7 +76,7 @@ SYM_FUNC_START(prepare_ftrace_return)
 	movq	%rdx, (%rax)
 	addq	$8, %rax
 	movq	%rax, native_shadow_top(%rip)
-	leaq	return_to_handler(%rip), %rdx
+	movq	native_return_hook(%rip), %rdx
 	movq	%rdx, (%rsi)
 	RET
 SYM_FUNC_END(prepare_ftrace_return)
@@ -75,6 +89,20 @@ SYM_FUNC_START(ftrace_return_to_handler)
 	movq	(%rax), %rax
 	RET
 SYM_FUNC_END(ftrace_return_to_handler)
+
+/* The first five instructions are ftrace_return_to_handler's, on purpose:
+   the same work for both return paths (no call, which would add some). */
+SYM_FUNC_START(arch_rethook_trampoline_callback)
+	incq	native_returns(%rip)
+	movq	native_shadow_top(%rip), %rax
+	subq	$8, %rax
+	movq	%rax, native_shadow_top(%rip)
+	movq	(%rax), %rax
+	movq	%rax, FRAME_SIZE(%rdi)	/* the real return address over the fake one */
+	movq	EFLAGS(%rdi), %rdx
+	movq	%rdx, SS(%rdi)		/* flags where the trampoline's popf finds them */
+	RET
+SYM_FUNC_END(arch_rethook_trampoline_callback)
 
 /* native_loop(count, fn): fn(1, 2) count times; the last result is kept in
    native_result. Called from Go on the native stack (package native). */
