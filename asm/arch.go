@@ -30,6 +30,9 @@ type asmArch struct {
 	// generation and stack validation, x86-64 only: tools/objtool has no
 	// s390x ORC, and arm64 objtool is not in any release).
 	objtool bool
+	// signature is what makes the arch's assembly text recognisable
+	// (GuessArch): a file of another arch is answered in one line.
+	signature *archSignature
 }
 
 // asmArches lists the hooks of every supported architecture.

@@ -24,7 +24,14 @@ var arm64Asm = &asmArch{
 	asFlags:      []string{"-EL", "-mabi=lp64"},
 	prelude:      arm64Prelude,
 	disassembler: func(sym Symbolizer) Disassembler { return arm64Dis{sym: sym} },
+	signature:    arm64Signature,
 }
+
+// arm64Signature: arch/arm64/kernel/entry-ftrace.S (v4.19-v6.14):
+// stp/ldp, adrp, cbz, bti, x0-x30/w0-w30, xzr.
+var arm64Signature = &archSignature{name: "arm64",
+	mnemonics: []string{"stp", "ldp", "ldr", "str", "stur", "ldur", "adrp", "adr", "adr_l", "ldr_l", "str_l", "mov", "movz", "movk", "bl", "blr", "br", "b", "ret", "cbz", "cbnz", "tbz", "tbnz", "b.eq", "b.ne", "b.lo", "b.hi", "bic", "mrs", "msr", "bti", "paciasp", "autiasp", "hint", "csel", "isb", "sub", "add", "cmp", "nop", "eor", "udiv"},
+	regs:      regexp.MustCompile(`\b([xw]([0-9]|[12][0-9]|30)|xzr|wzr)\b`)}
 
 // arm64Prelude: the arm64 part of the prelude (see commonPrelude).
 const arm64Prelude = `

@@ -89,9 +89,18 @@ type Error struct {
 	// a size it may not have) or a program ran into a limit; not a
 	// mistake another arch or role would explain.
 	Refused bool
+	// WrongArch, when set, is the architecture whose instructions File
+	// holds instead of Arch's (GuessArch), and Modelled whether trampemu
+	// models it: the error is then that one line.
+	WrongArch  string
+	Modelled   bool
+	File, Arch string
 }
 
 func (e *Error) Error() string {
+	if e.WrongArch != "" {
+		return e.wrongArchLine()
+	}
 	var b strings.Builder
 	if len(e.Undefined) > 0 {
 		fmt.Fprintf(&b, "link: undefined symbols: %s (define them in the .S file or use a symbol the tool provides)",
@@ -472,6 +481,11 @@ func assemble(asPath, cppPath, dir string, a *regs.Arch, opt Options, s Source, 
 		var ae *Error
 		if errors.As(err, &ae) {
 			return nil, err
+		}
+		// Another arch's file: one line that names it, not a page of
+		// the assembler's errors.
+		if we := WrongArch(a, s.Name, text); we != nil {
+			return nil, we
 		}
 		return nil, &Error{Stage: stage, Messages: toolMessages(out, pre, s.Name)}
 	}

@@ -3,6 +3,7 @@ package asm
 import (
 	"debug/elf"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"golang.org/x/arch/s390x/s390xasm"
@@ -19,7 +20,14 @@ var s390Asm = &asmArch{
 	asFlags:      []string{"-m64"},
 	prelude:      s390xPrelude,
 	disassembler: func(sym Symbolizer) Disassembler { return s390xDis{sym: sym} },
+	signature:    s390xSignature,
 }
+
+// s390xSignature: arch/s390/kernel/mcount.S (v4.19-v6.14): stmg/lmg,
+// lgr, aghi, brasl, larl, %r0-%r15.
+var s390xSignature = &archSignature{name: "s390x",
+	mnemonics: []string{"stmg", "lmg", "lgr", "lg", "stg", "aghi", "agr", "sgr", "la", "lay", "larl", "brasl", "bras", "basr", "br", "bcr", "brcl", "jg", "jgnz", "jgz", "lghi", "llilh", "lgfi", "ltgr", "ltg", "cgr", "clg", "clgr", "xgr", "ngr", "ogr", "mvc", "xc", "exrl", "ex", "srlg", "sllg", "stck", "br_ex", "larl", "lpswe", "epsw", "oi", "ni", "tm", "tmll", "lmg", "stmg"},
+	regs:      regexp.MustCompile(`%r([0-9]|1[0-5])\b|%f([0-9]|1[0-5])\b`)}
 
 // s390xPrelude: the s390x part of the prelude (see commonPrelude).
 const s390xPrelude = `

@@ -21,7 +21,15 @@ var x86Asm = &asmArch{
 	prelude:      x86Prelude + x86Annotations,
 	disassembler: func(sym Symbolizer) Disassembler { return x86Dis{sym: sym} },
 	objtool:      true,
+	signature:    x86Signature,
 }
+
+// x86Signature: arch/x86/kernel/ftrace_64.S (v5.x-v6.x) in AT&T syntax:
+// size-suffixed mnemonics, %rax-style registers (the bare %r8-%r15 are
+// left out: s390x's %r0-%r15 look the same).
+var x86Signature = &archSignature{name: "x86_64",
+	mnemonics: []string{"movq", "movl", "pushq", "popq", "leaq", "subq", "addq", "andq", "orq", "xorl", "xorq", "cmpq", "testq", "call", "callq", "ret", "retq", "jmp", "jne", "je", "jnz", "jz", "movabsq", "pushfq", "popfq", "endbr64", "int3", "lea", "push", "pop", "mov", "cmp", "test"},
+	regs:      regexp.MustCompile(`%(r[a-d]x|r[sd]i|r[sb]p|rip|e[a-d]x|e[sd]i|r(8|9|1[0-5])[dwb]|[a-d][lh]|[cdefgs]s)\b`)}
 
 // x86Prelude: the x86-64 part of the prelude (see commonPrelude).
 const x86Prelude = `

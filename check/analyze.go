@@ -453,7 +453,11 @@ func (z *analyzer) control(inv *harness.Invocation) {
 func (z *analyzer) clobbers(inv *harness.Invocation) {
 	a := z.a
 	edited := z.callbackEdits(inv)
-	for _, i := range z.conv.keep[z.role] {
+	keep := z.conv.keep[z.role]
+	if inv.Pg && z.role == trampolines.Entry && z.conv.pgKeep != nil {
+		keep = z.conv.pgKeep
+	}
+	for _, i := range keep {
 		want := inv.Before[i]
 		if v, ok := edited[i]; ok {
 			want = v // a callback changed it through ftrace_regs / pt_regs
@@ -691,7 +695,8 @@ func chainText(chain []uint64, caller uint64) string {
 	return s
 }
 
-// callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs).
+// callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs); a -pg
+// entry's callbacks get (ip, parent_ip) only (no ARCH_SUPPORTS_FTRACE_OPS).
 func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
 	ip := inv.EntryRet - uint64(a.McountInsnSize)
@@ -700,6 +705,9 @@ func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 		name string
 		want uint64
 	}{{"ip", ip}, {"parent_ip", parent}, {"op", inv.Ops}}
+	if inv.Pg {
+		args = args[:2]
+	}
 	for i, w := range args {
 		got := hc.Regs[a.Args[i]]
 		if got != w.want {

@@ -40,12 +40,15 @@ func arm64Convention(a *regs.Arch) convention {
 			trampolines.Entry: entryKept(a, a.MustReg("x8"), a.MustReg("x18")),
 			trampolines.Exit:  exitKeep,
 		},
+		// The -pg call site (v4.19-v5.4) is "bl _mcount", an AAPCS64
+		// call: x19-x29 and x18 survive it, x0-x17 are the callee's.
+		pgKeep: regSet(a, append(append([]int{}, a.CalleeSaved...), a.MustReg("x18")), a.SP),
 		volatileInfo: map[trampolines.Role][]int{
 			trampolines.Exit: regsByName(a, "x8"),
 		},
 		allowedAbove: func(role trampolines.Role, off uint64) bool { return false },
 		wantSP:       func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
-		parentIP:     func(inv *harness.Invocation) uint64 { return inv.Before[x9] },
+		parentIP:     func(inv *harness.Invocation) uint64 { return arm64Parent(a, inv) },
 		// ftrace_caller_direct_late (v6.4+): x9 = FREGS_LR, x30 =
 		// FREGS_PC, "br x17"; the direct trampoline returns to x30 with
 		// x30 = x9 (ftrace_stub_direct_tramp).
@@ -61,7 +64,21 @@ func arm64Convention(a *regs.Arch) convention {
 		// the record above pt_regs) (arch/arm64/kernel/entry-ftrace.S and
 		// ftrace.c, v5.10). The ip comes from the written-back pc, so after
 		// a live patch it is the target's.
-		graphEntryArgs: func(inv *harness.Invocation, _ ftrace.PrepareABI) []argWant {
+		graphEntryArgs: func(inv *harness.Invocation, abi ftrace.PrepareABI) []argWant {
+			if inv.Pg {
+				ip, parent := 0, 1
+				if abi == ftrace.PrepareParentIPFP {
+					// v4.19: prepare_ftrace_return(parent, self_addr, fp)
+					ip, parent = 1, 0
+				}
+				// v4.19-v5.4 ftrace_graph_caller (entry-ftrace.S v5.0):
+				// self_addr = the bl (mcount_get_pc), parent = the
+				// traced function's saved-lr slot, [x29] + 8
+				// (mcount_get_lr_addr), frame_pointer = its saved x29,
+				// its caller's fp (mcount_get_parent_fp).
+				return []argWant{{ip, "self_addr", inv.WantPC - uint64(a.McountInsnSize)},
+					{parent, "parent", inv.Before[a.FP] + 8}, {2, "frame_pointer", inv.Record[0]}}
+			}
 			out := []argWant{{0, "self_addr", inv.WantPC - uint64(a.McountInsnSize)}, {2, "frame_pointer", inv.Before[a.FP]}}
 			for i := range inv.Calls {
 				if hc := &inv.Calls[i]; hc.Name == harness.HostOpsListFunc && hc.Layout != nil {
@@ -119,12 +136,15 @@ func arm64Convention(a *regs.Arch) convention {
 func arm64FrameRecords(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCall) (summary, example string) {
 	rec := hc.Backchain
 	caller, driver := inv.Before[a.FP], inv.DriverRecord
+	if inv.Pg {
+		caller = inv.Record[0] // x29 at a -pg site is the traced function's record
+	}
 	var missing string
 	step := 0 // entry: 0 want the traced function, 1 its parent, 2 the caller's record
 	if inv.Role == trampolines.Exit {
 		step = 2
 	}
-	parent := inv.Before[a.MustReg("x9")]
+	parent := arm64Parent(a, inv)
 	for i := 0; i+1 < len(rec); i += 2 {
 		fp, lr := rec[i], rec[i+1]
 		switch {
@@ -153,6 +173,16 @@ func arm64FrameRecords(a *regs.Arch, inv *harness.Invocation, hc *harness.HostCa
 	}
 	return fmt.Sprintf("the frame-record chain from x29 at the call to %s does not reach %s", hc.Name, missing),
 		fmt.Sprintf("records %s", arm64RecordText(rec, inv.Before[a.SP]))
+}
+
+// arm64Parent is the traced function's return address at entry: x9
+// (the patchable site's "mov x9, x30"), or at a -pg site the lr in the
+// frame record its prologue built.
+func arm64Parent(a *regs.Arch, inv *harness.Invocation) uint64 {
+	if inv.Pg {
+		return inv.Record[1]
+	}
+	return inv.Before[a.MustReg("x9")]
 }
 
 // arm64RecordText shows frame records as fp{lr} pairs, stack addresses

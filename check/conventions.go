@@ -23,6 +23,10 @@ type convention struct {
 	// pointer and the link register are checked separately); built from
 	// the ABI roles by entryKept and exitKept.
 	keep map[trampolines.Role][]int
+	// pgKeep, when set, is keep for an entry called from gcc's -pg call
+	// site (harness.Invocation.Pg): an ordinary call, after which only
+	// the callee-saved registers must hold what they held.
+	pgKeep []int
 	// keepFullRegs lists the registers that must also come back unchanged
 	// when the trampoline handed full pt_regs with them saved to a
 	// callback (it reloads them: a kprobe handler may have set them).

@@ -46,6 +46,10 @@ type ArchOps struct {
 	// sit (x86-64: 0, or 4 after endbr64; arm64: 4 after "mov x9, x30", 8
 	// after "bti c; mov x9, x30"); nil: only 0.
 	SiteOffsets []uint64
+	// PgSiteOffsets are the same for gcc's -pg call site, "bl _mcount"
+	// after the traced function's prologue (arm64 v4.19-v5.4); nil: the
+	// arch has no such era modelled.
+	PgSiteOffsets []uint64
 	// MakeCall encodes the enabled call site at site calling target
 	// (ftrace_make_call).
 	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
@@ -54,6 +58,9 @@ type ArchOps struct {
 	ModifyCall func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// OldLen is how many bytes of the old call ModifyCall looks at.
 	OldLen int
+	// PgModifyCall, when set, is ModifyCall for an entry of the -pg era
+	// (its callback site may hold another instruction than a call).
+	PgModifyCall func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// FuncPointers are the words holding the ops callback that the entry
 	// code calls through (s390x ftrace_func / ftrace_trace_function), or nil
 	// when the callback is a patched call.
@@ -113,17 +120,27 @@ type ArchOps struct {
 	RethookCallback func(k *Kernel, p *regs.Frame) (ret uint64, returns bool, err error)
 }
 
-// SiteAt reports whether a call site may sit off bytes into its function.
-func (o *ArchOps) SiteAt(off uint64) bool {
-	if len(o.SiteOffsets) == 0 {
+// SiteAt reports whether a call site may sit off bytes into its function
+// (pg: gcc's -pg call site, PgSiteOffsets).
+func (o *ArchOps) SiteAt(pg bool, off uint64) bool {
+	offs := o.Offsets(pg)
+	if len(offs) == 0 {
 		return off == 0
 	}
-	for _, v := range o.SiteOffsets {
+	for _, v := range offs {
 		if v == off {
 			return true
 		}
 	}
 	return false
+}
+
+// Offsets are SiteOffsets, or PgSiteOffsets for the -pg call site.
+func (o *ArchOps) Offsets(pg bool) []uint64 {
+	if pg {
+		return o.PgSiteOffsets
+	}
+	return o.SiteOffsets
 }
 
 // Provided lists the symbols a trampoline of the arch may use without

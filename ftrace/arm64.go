@@ -25,6 +25,12 @@ var arm64Ops = &ArchOps{
 	// (arch/arm64/kernel/ftrace.c ftrace_call_adjust, v6.3+: it skips the
 	// BTI, then the MOV).
 	SiteOffsets: []uint64{regs.ARM64InsnSize, 2 * regs.ARM64InsnSize},
+	// v4.19-v5.4 (-pg): the record is the "bl _mcount" itself
+	// (ftrace_call_adjust returns addr, arch/arm64/include/asm/ftrace.h
+	// v5.0), after the prologue: 8 instructions into the workloads'
+	// functions (trampolines/workloads/arm64.S, TRAMPEMU_PG_SITE), 9 after
+	// a "bti c".
+	PgSiteOffsets: []uint64{8 * regs.ARM64InsnSize, 9 * regs.ARM64InsnSize},
 	MakeCall: func(a *regs.Arch, site, target uint64) ([]byte, error) {
 		w, err := ARM64Branch(site, target, true)
 		return arm64Word(w), err
@@ -39,6 +45,15 @@ var arm64Ops = &ArchOps{
 		return arm64Word(w), err
 	},
 	OldLen: 4,
+	// ftrace_update_ftrace_func (v5.0): "bl func" over the NOP at
+	// ftrace_call, unvalidated (ftrace_modify_code(pc, 0, new, false)).
+	PgModifyCall: func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error) {
+		if len(old) < 4 || (a.ByteOrder.Uint32(old) != arm64Nop && !arm64IsBL(a.ByteOrder.Uint32(old))) {
+			return nil, errors.New("is neither a nop nor a bl: the -pg ftrace_call is a nop the kernel makes a bl")
+		}
+		w, err := ARM64Branch(site, target, true)
+		return arm64Word(w), err
+	},
 	// ftrace_modify_graph_caller (<= v5.19): the NOP at ftrace_graph_call
 	// becomes "b ftrace_graph_caller".
 	GraphSite:   SymFtraceGraphCall,

@@ -332,3 +332,37 @@ func TestARM64FPTest(t *testing.T) {
 	}
 	e.empty()
 }
+
+// TestARM64PrepareArgOrders: the -pg eras' ftrace_graph_caller passes the
+// traced function's saved-lr slot (in its frame record on the stack) and
+// its caller's fp in both orders: v4.19 prepare_ftrace_return(&lr, pc,
+// fp), v5.0 (pc, &lr, fp). Either way the slot gets return_to_handler and
+// the frame is the traced function's.
+func TestARM64PrepareArgOrders(t *testing.T) {
+	a := regs.ARM64
+	const ip, ret, fp = 0xffff800080001020, 0xffff800080005678, 0xffff80008803ff00
+	for _, c := range []struct {
+		abi  PrepareABI
+		args func(slot uint64) [3]uint64
+	}{
+		{PrepareParentIPFP, func(slot uint64) [3]uint64 { return [3]uint64{slot, ip, fp} }},
+		{PrepareIPParentFP, func(slot uint64) [3]uint64 { return [3]uint64{ip, slot, fp} }},
+	} {
+		k, mem, _ := newARM64Kernel(t)
+		if err := k.EnableGraphViaOps(); err != nil {
+			t.Fatal(err)
+		}
+		slot := a.Memory.Stack.Base + 0x1008 // the lr of a frame record {fp, lr}
+		mem.WriteWord(slot, ret)
+		call, err := k.PrepareFtraceReturn(c.abi, c.args(slot))
+		if err != nil || call.Func != ip || call.Returns {
+			t.Fatalf("abi %d: PrepareFtraceReturn = %+v, %v", c.abi, call, err)
+		}
+		if got := mem.ReadWord(slot); got != k.RTH {
+			t.Errorf("abi %d: the saved lr = %#x, want return_to_handler", c.abi, got)
+		}
+		if frames, _ := k.Graph.Frames(); len(frames) != 1 || frames[0].Ret != ret || frames[0].Func != ip {
+			t.Errorf("abi %d: frames %+v, want {ret %#x, func %#x}", c.abi, frames, uint64(ret), uint64(ip))
+		}
+	}
+}

@@ -271,6 +271,15 @@ const (
 	// unsigned long prepare_ftrace_return(parent, ip): "lg %r2" from
 	// gprs[14], "lg %r3" from psw.addr; no stack pointer (retp NULL).
 	PrepareParentIP
+	// PrepareParentIPFP: arm64 up to v4.20 (arch/arm64/kernel/ftrace.c
+	// v4.19: void prepare_ftrace_return(unsigned long *parent, unsigned
+	// long self_addr, unsigned long frame_pointer); entry-ftrace.S v4.19
+	// ftrace_graph_caller: "mcount_get_lr_addr x0; mcount_get_pc x1;
+	// mcount_get_parent_fp x2"). v5.0 flipped the first two ("arm64:
+	// ftrace: always pass instrumented pc in x0", Mark Rutland, v5.0
+	// merge window; the v5.0 files read: figozhang/runninglinuxkernel_5.0
+	// @875e3166701d).
+	PrepareParentIPFP
 )
 
 // PrepareCall is what one call of prepare_ftrace_return did: the traced
@@ -288,6 +297,9 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
 		return PrepareCall{Func: args[0]}, nil
+	case PrepareParentIPFP:
+		k.PrepareFtraceReturnX86(args[1], args[0], args[2])
+		return PrepareCall{Func: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil

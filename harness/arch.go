@@ -21,8 +21,9 @@ type harnessArch struct {
 	// with the chain it must give (bpf-ret user).
 	retWalk func(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk
 	// retRegs, when set, is what the arch's arch_ftrace_partial_regs
-	// writes into a return probe's regs (x86-64 v6.19: cs).
-	retRegs func(pt *regs.Frame)
+	// does to a return probe's regs (x86-64: cs and the X86_EFLAGS_FIXED
+	// bit); v618 selects the form of v6.18-v6.19 (UserSet.RetRegsV618).
+	retRegs func(pt *regs.Frame, v618 bool)
 	// prepareABI is the prepare_ftrace_return form of the registry
 	// variants' era.
 	prepareABI ftrace.PrepareABI

@@ -61,8 +61,13 @@ func arm64DriverRecord(h *Harness) uint64 { return h.driverSP + 16 }
 
 // arm64Caller: x9 at entry (the call site's mov x9, x30), filed under the
 // call site's frame pointer (the graph entry's retp).
+// From a -pg call site (v4.19-v5.4) the traced function's frame record
+// holds them: {its caller's fp, its lr}.
 func arm64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 	a := h.Arch
+	if inv.Pg {
+		return inv.Record[1], inv.Record[0]
+	}
 	return inv.Before[a.MustReg("x9")], inv.Before[a.FP]
 }
 

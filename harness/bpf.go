@@ -98,7 +98,7 @@ const BPFRetUser = "bpf-ret"
 // (harnessArch.retWalk). An exit ABI without ftrace_regs (<= v6.13)
 // gives the program nothing to run on: no walk. An arch without the hook
 // has no walk either (not modelled).
-func (h *Harness) installBPFRet() error {
+func (h *Harness) installBPFRet(v618 bool) error {
 	k := h.K
 	return k.Graph.Register(&ftrace.GraphOps{Name: BPFRetUser,
 		EntryFunc: func(*ftrace.Graph, *ftrace.GraphEnt, *ftrace.GraphOps, *regs.Frame) bool { return true },
@@ -122,7 +122,7 @@ func (h *Harness) installBPFRet() error {
 			prev := pt.Swap(BPFRetUser)
 			defer pt.Swap(prev)
 			if h.hooks.retRegs != nil {
-				h.hooks.retRegs(pt)
+				h.hooks.retRegs(pt, v618)
 			}
 			if user, err := k.UserMode(pt); err != nil || user {
 				return // get_perf_callchain: no kernel stack

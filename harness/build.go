@@ -137,7 +137,12 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		r.Unit = runtimeUnit
 		srcs = append(srcs, r)
 	}
-	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit})
+	var wlDefs map[string]string
+	if s.Entry.Pg() {
+		// the -pg call site (trampolines/workloads/arm64.S)
+		wlDefs = map[string]string{"TRAMPEMU_PG_SITE": "1"}
+	}
+	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit, Defines: wlDefs})
 	im, err := asm.Build(opt, srcs...)
 	if err != nil {
 		return nil, err

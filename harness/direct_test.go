@@ -15,7 +15,9 @@ import (
 func TestDirectCallsData(t *testing.T) {
 	noDirect := map[string]bool{"arm64/ftrace_caller-v6.3": true, "arm64/ftrace_caller-v6.2": true, "arm64/ftrace_caller-v6.1": true,
 		"arm64/ftrace_regs_caller-v6.1": true, "arm64/ftrace_caller-v5.10": true, "arm64/ftrace_regs_caller-v5.10": true,
-		"s390x/ftrace_caller-v4": true}
+		"arm64/ftrace_caller-v5.0": true, "arm64/ftrace_caller-v4.19": true, "arm64/ftrace_caller-v5.0-wrong-parent": true,
+		"arm64/ftrace_caller-v5.0-wrong-fp": true,
+		"s390x/ftrace_caller-v4":            true}
 	direct, _ := FindUserSet("direct")
 	for _, a := range regs.Arches {
 		for _, v := range VariantsOf(a, trampolines.Entry) {

@@ -246,8 +246,9 @@ func (h *Harness) init() error {
 	// The traced call sites, as __mcount_loc lists them.
 	for _, addr := range im.McountLoc() {
 		name, off, _ := im.Lookup(addr)
-		if !ftrace.MustOps(a).SiteAt(off) {
-			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).SiteOffsets)
+		pg := h.Setup.Entry.Pg()
+		if !ftrace.MustOps(a).SiteAt(pg, off) {
+			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).Offsets(pg))
 		}
 		h.siteByAddr[addr] = len(h.Sites)
 		h.Sites = append(h.Sites, Site{Addr: addr, Func: name, Resume: addr + uint64(a.McountInsnSize)})
@@ -315,7 +316,7 @@ func wordBytes(a *regs.Arch, v uint64) []byte {
 func (h *Harness) patchCallbackSites() error {
 	a, m, im := h.Arch, h.M, h.Image
 	dispatch := im.HostFuncs[HostOpsListFunc]
-	ps, err := callbackPatches(a, im, dispatch)
+	ps, err := callbackPatches(a, im, dispatch, h.Setup.Entry.Pg())
 	if err != nil {
 		return modelMismatch(a, h.Setup.Entry, err)
 	}
@@ -326,8 +327,9 @@ func (h *Harness) patchCallbackSites() error {
 	// literal points at the ops the trampoline calls op->func of, here the
 	// list ops whose func is ftrace_ops_list_func (ftrace_rec_update_ops;
 	// arch/arm64/kernel/ftrace.c ftrace_rec_set_ops), for every site: the
-	// literal is only read while the site calls the trampoline.
-	if lit := ftrace.MustOps(a).CallOpsLiteral; lit != nil {
+	// literal is only read while the site calls the trampoline. A -pg
+	// site (v4.19-v5.4) has none: its function starts with the prologue.
+	if lit := ftrace.MustOps(a).CallOpsLiteral; lit != nil && !h.Setup.Entry.Pg() {
 		h.K.SetOpsFunc(dispatch)
 		for _, s := range h.Sites {
 			if err := m.WriteMem(lit(s.Addr), wordBytes(a, h.K.FunctionTraceOp)); err != nil {
@@ -434,6 +436,13 @@ func (h *Harness) expecting(fn emu.HostFunc) emu.HostFunc {
 // hostOpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs).
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
+	if h.Setup.Entry.Pg() {
+		// No ARCH_SUPPORTS_FTRACE_OPS (arm64 v4.19-v5.4): the list func
+		// is ftrace_ops_no_ops(ip, parent_ip), which passes the ops
+		// itself and no registers (kernel/trace/ftrace.c v5.0); x2 and
+		// x3 hold whatever they held.
+		op, fregs = h.K.FunctionTraceOp, 0
+	}
 	h.Dispatches++
 	h.noteHostCall(HostOpsListFunc, fregs, h.Setup.Entry.FrameLayout(h.Arch))
 	if inv := h.inv; inv != nil {
@@ -482,8 +491,12 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
+	abi := h.Setup.Entry.PrepareABI(h.Arch)
 	parent := m.Arg(1)
-	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), parent, m.Arg(2)})
+	if abi == ftrace.PrepareParentIPFP {
+		parent = m.Arg(0)
+	}
+	pc, err := h.K.PrepareFtraceReturn(abi, [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
 	if err != nil {
 		return err
 	}
@@ -494,7 +507,7 @@ func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 		// (ip, &parent, fp): on an arch with a link register parent is
 		// the saved lr slot the entry reloads it from (arm64 pt_regs
 		// regs[30]), where the graph entry put return_to_handler.
-		if hc != nil && h.hooks.linkSlot != "" {
+		if hc != nil && h.hooks.linkSlot != "" && !h.Setup.Entry.Pg() {
 			h.inv.WantLink, h.inv.HasLink = m.ReadWord(parent), true
 		}
 		return nil

@@ -149,6 +149,11 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	// Another arch's file is told so in one line, before its model is
+	// looked for in the wrong arch's eras.
+	if err := asm.WrongArch(a, path, text); err != nil {
+		return nil, err
+	}
 	f := &File{Path: path, Name: o.Name, Text: text}
 	if f.Name == "" {
 		f.Name = filepath.Base(path)

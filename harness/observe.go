@@ -106,6 +106,12 @@ type Invocation struct {
 	// on exit, the original return address. HasLink says it is set.
 	WantLink uint64
 	HasLink  bool
+	// Pg (entry) says the traced function called the trampoline from
+	// gcc's -pg call site after its prologue (Tramp.Pg); Record is then
+	// the frame record its x29 pointed to at entry: {its caller's fp, its
+	// lr, the parent}.
+	Pg     bool
+	Record [2]uint64
 
 	// FullRegs records, per kprobe-style callback run, whether
 	// arch_ftrace_get_regs returned pt_regs (true) or NULL.
@@ -305,7 +311,7 @@ func (h *Harness) newInvocation() *Invocation {
 	h.free = h.free[:n-1]
 	inv.Role, inv.EnterPC, inv.Left, inv.LeavePC = "", 0, false, 0
 	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
-	inv.WantLink, inv.HasLink = 0, false
+	inv.WantLink, inv.HasLink, inv.Pg, inv.Record = 0, false, false, [2]uint64{}
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
 	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
@@ -373,6 +379,14 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	if inv.Role == trampolines.Entry {
 		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
+		if h.Setup.Entry.Pg() {
+			// An ordinary call: the trampoline returns with the link
+			// register it was called with.
+			inv.Pg, inv.WantLink, inv.HasLink = true, inv.EntryRet, true
+			if b := h.M.Mem(inv.Before[a.FP], 16); b != nil {
+				inv.Record = [2]uint64{a.Word(b), a.Word(b[8:])}
+			}
+		}
 	}
 	h.inv = inv
 	h.invCall = h.callOf(ev.Tag)

@@ -28,7 +28,7 @@ type Patch struct {
 // machine; the native runner to host memory.
 func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch, error) {
 	a := s.Arch
-	ps, err := callbackPatches(a, im, dispatch)
+	ps, err := callbackPatches(a, im, dispatch, s.Entry.Pg())
 	if err != nil {
 		return nil, modelMismatch(a, s.Entry, err)
 	}
@@ -55,7 +55,7 @@ func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch
 
 // callbackPatches rewrites the calls at ftrace_call and ftrace_regs_call
 // (when the entry unit has them) to call dispatch.
-func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, error) {
+func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64, pg bool) ([]Patch, error) {
 	entry, _ := im.Unit(string(trampolines.Entry))
 	var ps []Patch
 	for _, label := range []string{symFtraceCall, symFtraceRegsCall} {
@@ -64,7 +64,11 @@ func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64) ([]Patch, err
 			continue
 		}
 		ops := ftrace.MustOps(a)
-		code, err := ops.ModifyCall(a, site, dispatch, im.Bytes(site, ops.OldLen))
+		modify := ops.ModifyCall
+		if pg && ops.PgModifyCall != nil {
+			modify = ops.PgModifyCall
+		}
+		code, err := modify(a, site, dispatch, im.Bytes(site, ops.OldLen))
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", label, im.Describe(site), err)
 		}

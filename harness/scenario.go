@@ -51,8 +51,13 @@ type UserSet struct {
 	// handler on fgraph, kernel/trace/fprobe.c v6.14+): at each traced
 	// function's return, ftrace_partial_regs of the exit's ftrace_regs,
 	// then bpf_get_stackid's perf stack walk with the arch's unwinder
-	// (bpf.go, Invocation.StackWalks).
-	BPFRet bool
+	// (bpf.go, Invocation.StackWalks). RetRegsV618 models the C side of
+	// v6.18-v6.19 instead of today's: x86-64's arch_ftrace_partial_regs
+	// clearing X86_EFLAGS_FIXED (20a0bc10272f, v6.18-rc6) before
+	// aea251799998 set it (v7.0-rc, 6.19.y/6.18.y/6.12.y stable), so perf
+	// walks current up to first_frame = regs->sp instead of from the
+	// regs; the same C side on the other arches.
+	BPFRet, RetRegsV618 bool
 }
 
 // UserSets are the built-in user sets; "default" is what check runs.
@@ -85,6 +90,8 @@ var UserSets = []UserSet{
 		BPF: true},
 	{Name: "bpf-ret", Doc: "a BPF kretprobe_multi program calling bpf_get_stackid at every traced return: ftrace_partial_regs of the exit's ftrace_regs, then perf's kernel stack walk with the arch's unwinder (x86-64 ORC, s390x back chain, arm64 frame records), which must give the true chain",
 		BPFRet: true},
+	{Name: "bpf-ret-v6.18", Doc: "bpf-ret with the C side of v6.18-v6.19: x86-64's arch_ftrace_partial_regs clears X86_EFLAGS_FIXED (20a0bc10272f), so perf walks the current stack up to first_frame = regs->sp (before aea251799998 switched kretprobe_multi to the hw_regs path)",
+		BPFRet: true, RetRegsV618: true},
 	{Name: "bpf-prefix", Doc: "bpf with ftrace_partial_regs as released in v6.14-v6.17 (arm64 leaves pstate unset: bpf_get_stackid's -EFAULT)",
 		BPF: true, PartialRegsPreFix: true},
 }
@@ -247,7 +254,7 @@ func (h *Harness) Install(s UserSet) error {
 		if h.hooks.retWalk == nil {
 			return fmt.Errorf("scenario %s: no return-probe stack walk is modelled on %s : use another scenario", s.Name, h.Arch.Name)
 		}
-		if err := h.installBPFRet(); err != nil {
+		if err := h.installBPFRet(s.RetRegsV618); err != nil {
 			return err
 		}
 	}

@@ -62,6 +62,16 @@ func (t Tramp) NoFullRegs() bool {
 	return t.Model != nil && (t.Model.Model.NoFullRegs || (t.Model.Model.PtRegs && t.Symbol == "ftrace_caller"))
 }
 
+// Pg reports whether the entry trampoline's era calls it from gcc's -pg
+// call site and hands its callbacks (ip, parent_ip) only (arm64
+// v4.19-v5.4): a registry variant's flag, or its kernel model's.
+func (t Tramp) Pg() bool {
+	if t.Variant != nil {
+		return t.Variant.Pg
+	}
+	return t.Model != nil && t.Model.Model != nil && t.Model.Model.Pg
+}
+
 // PtRegs reports whether the entry trampoline hands its callbacks a
 // struct pt_regs where its arch's ftrace_regs is another structure (arm64
 // DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1): a registry variant's flag, or its
@@ -120,6 +130,9 @@ func (t Tramp) NoIPModify() bool {
 func (t Tramp) PrepareABI(a *regs.Arch) ftrace.PrepareABI {
 	if t.Model != nil && t.Model.Model.Prepare != ftrace.PrepareUnknown {
 		return t.Model.Model.Prepare
+	}
+	if t.Variant != nil && t.Variant.PrepareParentFirst {
+		return ftrace.PrepareParentIPFP
 	}
 	if h, err := hooksOf(a); err == nil {
 		return h.prepareABI

@@ -92,9 +92,17 @@ func x86ORC(h *Harness, inv *Invocation, r *regs.RegFile) *ORCWalk {
 		return nil
 	}
 	a := h.Arch
-	w := o.FromRegs(unwind.Regs{IP: r[a.PC], SP: r[a.SP], BP: x86Reg(a, r, "rbp"), R10: x86Reg(a, r, "r10"),
+	// The interrupt's pt_regs frame is met as ORC_TYPE_REGS, whose ip
+	// goes through unwind_recover_rethook with sp - 8.
+	ip := x86RecoverRethook(h, r[a.PC], r[a.SP]-8)
+	w := o.FromRegs(unwind.Regs{IP: ip, SP: r[a.SP], BP: x86Reg(a, r, "rbp"), R10: x86Reg(a, r, "r10"),
 		R13: x86Reg(a, r, "r13"), DI: x86Reg(a, r, "rdi"), DX: x86Reg(a, r, "rdx")})
 	out := &ORCWalk{IPs: w.IPs(), Done: w.Done}
+	if ip != r[a.PC] {
+		// The interrupted place first, as everywhere: the recovered
+		// return address is the regs frame's ip the trace reports.
+		out.IPs = append([]uint64{r[a.PC]}, out.IPs...)
+	}
 	if w.Err != nil {
 		out.Err = w.Err.Error()
 	}
@@ -151,21 +159,50 @@ func x86Unwinder(h *Harness, inv *Invocation) *unwind.ORC {
 		return w
 	}
 	return &unwind.ORC{Table: h.orcTable, Mem: unwind.Mem{Read: read, Lo: st.Base, Hi: st.Base + st.Size},
-		RetAddr: func(idx *int, ip, retp uint64) uint64 { return h.K.Graph.RetAddr(idx, ip, retp) }}
+		RetAddr: func(idx *int, ip, retp uint64) uint64 {
+			return x86RecoverRethook(h, h.K.Graph.RetAddr(idx, ip, retp), retp)
+		}}
 }
 
-// x86RetWalk is bpf_get_stackid from a return probe (arch/x86/events/
-// core.c perf_callchain_kernel, v6.19): regs->ip is stored first; regs
-// are ftrace_partial_regs of return_to_handler's ftrace_regs, and
-// arch_ftrace_partial_regs clears X86_EFLAGS_FIXED there
-// (arch/x86/include/asm/ftrace.h, 20a0bc10272f, v6.19; before it the flags
-// slot was never written), so perf_hw_regs is false and the walk starts
-// from current, skipping frames until sp > regs->sp (first_frame): here
-// the first guest frame is return_to_handler's own, at its call of
-// ftrace_return_to_handler. The true chain is the real return address
-// (the ip ftrace_return_to_handler put in the regs) and the ORC walk of
-// the caller's frame as the traced function's ret left it (sp and rbp at
-// the exit trampoline's entry).
+// x86RecoverRethook is unwind_recover_rethook (arch/x86/include/asm/
+// unwind.h, v5.18+): a return address that is arch_rethook_trampoline
+// (the hooked one, or the fake one the trampoline pushes) is replaced by
+// rethook_find_ret_addr(task, addr_p): the real return address of the
+// node filed under that stack slot. unwind_recover_ret_addr applies it
+// after ftrace_graph_ret_addr for every CALL frame, and the ORC_TYPE_REGS
+// case to an interrupted ip with addr_p = sp - 8 ("a small chance to
+// interrupt at the entry of arch_rethook_trampoline() where the ORC info
+// doesn't exist", arch/x86/kernel/unwind_orc.c).
+func x86RecoverRethook(h *Harness, ip, addrp uint64) uint64 {
+	if rh := h.K.Rethook; rh != nil && rh.Trampoline != 0 && ip == rh.Trampoline {
+		if ret := rh.FindRetAddr(addrp); ret != 0 {
+			return ret
+		}
+	}
+	return ip
+}
+
+// x86EflagsFixed is X86_EFLAGS_FIXED, bit 1 of EFLAGS (arch/x86/include/
+// uapi/asm/processor-flags.h): always set in a hardware flags word, so
+// perf_hw_regs (arch/x86/events/core.c) takes it for regs a CPU saved.
+const x86EflagsFixed = 1 << 1
+
+// x86RetWalk is bpf_get_stackid from a return probe: perf_callchain_kernel
+// (arch/x86/events/core.c, v6.18+: after 6d08340d1e35 "Revert perf/x86:
+// Always store regs->ip in perf_callchain_kernel()", 6.18-rc6) on
+// ftrace_partial_regs of return_to_handler's ftrace_regs. With
+// X86_EFLAGS_FIXED set in regs->flags (perf_hw_regs; arch_ftrace_partial_regs
+// sets it since aea251799998) it stores regs->ip and unwinds from the regs
+// (unwind_start(&state, current, regs, NULL): ip, sp and bp, the regs
+// frame skipped); with it clear (v6.18-v6.19, 20a0bc10272f) it unwinds
+// current, skipping frames until sp > regs->sp (first_frame; __unwind_start
+// skips while state->sp <= first_frame, arch/x86/kernel/unwind_orc.c since
+// 230db82413c0), and stores no regs->ip: here the first guest frame of
+// current is return_to_handler's own, at its call of
+// ftrace_return_to_handler. The true chain is the real return address (the
+// ip ftrace_return_to_handler put in the regs) and the ORC walk of the
+// caller's frame as the traced function's ret left it (sp and rbp at the
+// exit trampoline's entry).
 func x86RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
 	o := x86Unwinder(h, inv)
 	if o == nil {
@@ -179,21 +216,31 @@ func x86RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
 	o.MaxFrames = 2 * maxDepth
 	acc := pt.Layout.Accessors
 	ip, _ := pt.Get(acc.IP)
-	first, _ := pt.Get(acc.SP)
-	pt.Get(acc.FP) // perf reads it with the regs (unwind_start copies regs->bp)
-	r := h.M.Regs()
-	gsp := r[a.SP]
-	cur := o.FromCall(h.M.ReadWord(gsp), gsp+8, x86Reg(a, &r, "rbp"))
-	w := StackWalk{Got: []uint64{ip}}
-	i := 0
-	for i < len(cur.Frames) && cur.Frames[i].SP <= first {
-		i++
+	sp, _ := pt.Get(acc.SP)
+	bp, _ := pt.Get(acc.FP) // perf reads it with the regs (unwind_start copies regs->bp)
+	// perf_hw_regs tests one bit, the one arch_ftrace_partial_regs just
+	// set or cleared (x86PartialRegsExit): the rest of the word, which
+	// return_to_handler never writes, decides nothing (not a read).
+	flags, _ := pt.Raw("EFLAGS")
+	var w StackWalk
+	var walk unwind.Walk
+	if flags&x86EflagsFixed != 0 {
+		walk = o.FromRegs(unwind.Regs{IP: ip, SP: sp, BP: bp})
+		w.Got = walk.IPs()
+	} else {
+		r := h.M.Regs()
+		gsp := r[a.SP]
+		walk = o.FromCall(h.M.ReadWord(gsp), gsp+8, x86Reg(a, &r, "rbp"))
+		i := 0
+		for i < len(walk.Frames) && walk.Frames[i].SP <= sp {
+			i++
+		}
+		for _, f := range walk.Frames[i:] {
+			w.Got = append(w.Got, f.IP)
+		}
 	}
-	for _, f := range cur.Frames[i:] {
-		w.Got = append(w.Got, f.IP)
-	}
-	if cur.Err != nil {
-		w.Err = cur.Err.Error()
+	if walk.Err != nil {
+		w.Err = walk.Err.Error()
 	}
 	// A tail call's frame returns to return_to_handler itself (its ret
 	// is the outer hook): no true chain from a real return address to
@@ -206,10 +253,20 @@ func x86RetWalk(h *Harness, inv *Invocation, pt *regs.Frame) StackWalk {
 	return w
 }
 
-// x86PartialRegsExit is what v6.19's arch_ftrace_partial_regs does to
-// the regs of a return probe besides clearing X86_EFLAGS_FIXED
-// (arch/x86/include/asm/ftrace.h, 20a0bc10272f): regs->cs = __KERNEL_CS,
-// a C write (user_mode(regs) reads it).
-func x86PartialRegsExit(pt *regs.Frame) {
+// x86PartialRegsExit is arch_ftrace_partial_regs on a return probe's regs
+// (arch/x86/include/asm/ftrace.h): regs->cs = __KERNEL_CS (user_mode(regs)
+// reads it) and X86_EFLAGS_FIXED set (aea251799998 "x86/fgraph,bpf: Switch
+// kprobe_multi program stack unwind to hw_regs path") or, in v6.18-v6.19
+// (20a0bc10272f), cleared. The flags word is read-modify-written in C; only
+// the bit decides anything (perf_hw_regs), so the read of the slot
+// return_to_handler never writes is not counted.
+func x86PartialRegsExit(pt *regs.Frame, v618 bool) {
 	pt.Set("CS", regs.X86KernelCS)
+	flags, _ := pt.Raw("EFLAGS")
+	if v618 {
+		flags &^= x86EflagsFixed
+	} else {
+		flags |= x86EflagsFixed
+	}
+	pt.Set("EFLAGS", flags)
 }

@@ -38,17 +38,47 @@ var (
 	arm64Fregs  = yes("CONFIG_HAVE_FUNCTION_GRAPH_FREGS")
 )
 
+// arm64 options of the -pg era (v4.19-v5.4): dynamic ftrace through -pg
+// and recordmcount (arch/arm64/Kconfig v4.19/v5.0 selects
+// HAVE_DYNAMIC_FTRACE, HAVE_FTRACE_MCOUNT_RECORD and
+// HAVE_FUNCTION_GRAPH_TRACER; no DYNAMIC_FTRACE_WITH_REGS before v5.5, no
+// ARM64_BTI_KERNEL before v5.8), frame pointers forced on as later.
+var arm64PgBase = yes("CONFIG_ARM64", "CONFIG_64BIT", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
+	"CONFIG_FUNCTION_GRAPH_TRACER", "CONFIG_FRAME_POINTER")
+
 // arm64 partners: the registry variants of trampolines/arm64.
 func arm64Partner(entry, exit string) map[trampolines.Role]string {
 	return map[trampolines.Role]string{trampolines.Entry: entry, trampolines.Exit: exit}
 }
 
-// arm64Models are the eras of arch/arm64/kernel/entry-ftrace.S with
-// -fpatchable-function-entry (shared/reference/arm64.md "Eras"). Every era
-// hands the callbacks registers: a pt_regs up to v6.1, a struct
-// ftrace_regs from v6.2. The -pg/_mcount code of the files' #else branch
-// (no patchable entry) is not modelled.
+// arm64Models are the eras of arch/arm64/kernel/entry-ftrace.S
+// (shared/reference/arm64.md "Eras"): the -pg/_mcount eras (v4.19-v5.4),
+// whose callbacks get no registers, then -fpatchable-function-entry,
+// handing the callbacks a pt_regs up to v6.1 and a struct ftrace_regs
+// from v6.2. A v5.5+ file's -pg code (the #else of its patchable entry) is
+// not what a distribution kernel of its era builds and is left out.
 var arm64Models = []*Model{
+	// The -pg/_mcount era: arch/arm64/kernel/entry-ftrace.S before
+	// "arm64: implement ftrace with regs" (3b23e4991fb6, v5.5) is the
+	// code the later files keep in the #else of the patchable entry: the
+	// prologue's "bl _mcount" (a NOP at rest, "bl ftrace_caller" when
+	// traced, arch/arm64/kernel/ftrace.c ftrace_make_call), an
+	// ftrace_caller that pushes a frame record and hands the tracer
+	// (ip, parent_ip), the NOP at ftrace_graph_call patched to "b
+	// ftrace_graph_caller", and return_to_handler passing x29. v4.19
+	// (libxzr/android_kernel_oneplus_sm8250@657760f398fd, Makefile
+	// 4.19.121) calls prepare_ftrace_return(&lr, pc, fp); v5.0
+	// (figozhang/runninglinuxkernel_5.0@875e3166701d) (pc, &lr, fp).
+	{Name: "v4.19-v4.20", Arch: "arm64", From: Version{4, 19}, To: Version{4, 20}, Pg: true, NoFullRegs: true,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIPFP, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v4.19", "rth-legacy"),
+		Config:  arm64PgBase,
+		Doc:     "-pg: bl _mcount in the prologue, patched to bl ftrace_caller; the tracer gets (ip, parent_ip); ftrace_graph_caller calls prepare_ftrace_return(&lr, ip, fp); return_to_handler passes x29"},
+	{Name: "v5.0-v5.4", Arch: "arm64", From: Version{5, 0}, To: Version{5, 4}, Pg: true, NoFullRegs: true,
+		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareIPParentFP, ExitABI: trampolines.ExitLegacy,
+		Partner: arm64Partner("ftrace_caller-v5.0", "rth-legacy"),
+		Config:  arm64PgBase,
+		Doc:     "-pg: bl _mcount in the prologue, patched to bl ftrace_caller; the tracer gets (ip, parent_ip); ftrace_graph_caller calls prepare_ftrace_return(ip, &lr, fp); return_to_handler passes x29"},
 	// ftrace_graph_call (a NOP patched to "b ftrace_graph_caller",
 	// arch/arm64/kernel/ftrace.c ftrace_enable_ftrace_graph_caller) is in
 	// the v5.10 file (auraknighted/android_kernel_samsung_r11s@a797ccb,
@@ -99,7 +129,7 @@ func init() {
 	Models = append(Models, arm64Models...)
 	detectors["arm64"] = detectARM64
 	archHooks["arm64"] = propHooks{
-		props: []string{PropGraph, PropPrepare, PropExit, PropArgs, PropCallOps, PropDirect, PropFPTest, PropOffsets},
+		props: []string{PropSite, PropGraph, PropPrepare, PropExit, PropArgs, PropCallOps, PropDirect, PropFPTest, PropOffsets},
 		exitOptions: map[trampolines.ExitABI]Config{
 			trampolines.ExitLegacy:  {},
 			trampolines.ExitRetRegs: arm64Retval,
@@ -117,11 +147,18 @@ var (
 	// CONFIG_DYNAMIC_FTRACE_WITH_REGS" (v5.5-v6.1) or "..._WITH_ARGS"
 	// (v6.2+); its #else holds the -pg/_mcount code.
 	arm64EntryIf   = regexp.MustCompile(`^#\s*if(def\s+|\s+defined\(?\s*)CONFIG_DYNAMIC_FTRACE_WITH_(REGS|ARGS)\b`)
-	arm64PtRegs    = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
-	arm64FregsRE   = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
-	arm64FgretRE   = regexp.MustCompile(`FGRET_REGS`)
-	arm64CallOpsRE = regexp.MustCompile(`CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS`)
-	arm64DirectRE  = regexp.MustCompile(`FTRACE_OPS_DIRECT_CALL|ftrace_stub_direct_tramp`)
+	arm64EntryIfIn = regexp.MustCompile(`(?m)^\s*#\s*if(def\s+|\s+defined\(?\s*)CONFIG_DYNAMIC_FTRACE_WITH_(REGS|ARGS)\b`)
+	// the -pg era (v4.19-v5.4): ftrace_caller opens with mcount_enter
+	// (or its "stp x29, x30, [sp, #-16]!"), _mcount is defined
+	arm64McountEnter = regexp.MustCompile(`\bmcount_enter\b|\bstp\s+x29\s*,\s*x30\s*,\s*\[sp\s*,\s*#-16\]!`)
+	// ftrace_graph_caller's first argument: &lr (v4.19) or the pc (v5.0)
+	arm64PrepParent = regexp.MustCompile(`\bmcount_get_lr_addr\s+x0\b`)
+	arm64PrepIP     = regexp.MustCompile(`\bmcount_get_pc\s+x0\b|\bldr\s+x0\s*,\s*\[x29\s*,\s*#8\]`)
+	arm64PtRegs     = regexp.MustCompile(`\b(S_FRAME_SIZE|PT_REGS_SIZE|S_X[0-9]+|S_FP|S_LR|S_PC)\b`)
+	arm64FregsRE    = regexp.MustCompile(`\bFREGS_[A-Z0-9_]+\b`)
+	arm64FgretRE    = regexp.MustCompile(`FGRET_REGS`)
+	arm64CallOpsRE  = regexp.MustCompile(`CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS`)
+	arm64DirectRE   = regexp.MustCompile(`FTRACE_OPS_DIRECT_CALL|ftrace_stub_direct_tramp`)
 )
 
 // arm64End matches the line that ends sym's code.
@@ -143,10 +180,21 @@ func arm64End(sym string) *regexp.Regexp {
 //     (v6.5-v6.13) or over FREGS_* (v6.14+).
 func detectARM64(s *source) Evidence {
 	var ev Evidence
+	patchable := arm64EntryIfIn.MatchString(s.text)
 	s = &source{name: s.name, text: blankElseOf(s.text, arm64EntryIf)}
 	fcAt := s.def("ftrace_caller")
 	ev.Entry = fcAt >= 0
 	ev.Exit = s.defines("return_to_handler")
+	if ev.Entry && !patchable {
+		from, to := s.body("ftrace_caller", arm64End("ftrace_caller"))
+		if at := s.find(arm64McountEnter, from, to); at >= 0 && s.defines("_mcount") {
+			detectARM64Pg(s, &ev, fcAt, at)
+			return arm64Exit(s, ev)
+		}
+	}
+	if ev.Entry {
+		ev.Pg = "no"
+	}
 	if ev.Entry {
 		from, to := s.body("ftrace_caller", arm64End("ftrace_caller"))
 		at := s.find(arm64FregsRE, from, to)
@@ -187,6 +235,39 @@ func detectARM64(s *source) Evidence {
 			ev.decide(PropDirect, "no direct-call path (<= v6.3)", "ftrace_caller at "+s.at(fcAt))
 		}
 	}
+	return arm64Exit(s, ev)
+}
+
+// detectARM64Pg reads the entry half of a -pg era file (v4.19-v5.4; no
+// patchable-entry #ifdef, ftrace_caller opening with mcount_enter at
+// enter): the tracer gets (ip, parent_ip), the graph entry is
+// ftrace_graph_caller, whose first argument tells v4.19's
+// prepare_ftrace_return(&lr, pc, fp) from v5.0's (pc, &lr, fp).
+func detectARM64Pg(s *source, ev *Evidence, fcAt, enter int) {
+	ev.Pg, ev.WithArgs, ev.PtRegs, ev.CallOps, ev.Direct = "yes", "no", "no", "no", "no"
+	ev.decide(PropSite, "ftrace_caller is called from the -pg call site, bl _mcount after the prologue (mcount_enter, no patchable-entry #ifdef: v4.19-v5.4)", s.cite(enter))
+	ev.decide(PropArgs, "ftrace_caller hands the tracer (ip, parent_ip) only (v4.19-v5.4: no ARCH_SUPPORTS_FTRACE_OPS)", "ftrace_caller at "+s.at(fcAt))
+	ev.decide(PropCallOps, "an entry without CALL_OPS code (<= v6.2)", "ftrace_caller at "+s.at(fcAt))
+	ev.decide(PropDirect, "no direct-call path (<= v6.3)", "ftrace_caller at "+s.at(fcAt))
+	if at := s.def("ftrace_graph_call"); at >= 0 {
+		ev.Graph = trampolines.GraphViaCaller
+		ev.decide(PropGraph, "the NOP at ftrace_graph_call branches to ftrace_graph_caller (<= v5.19)", s.cite(at))
+	}
+	from, to := s.body("ftrace_graph_caller", arm64End("ftrace_graph_caller"))
+	if from < 0 {
+		return
+	}
+	if at := s.find(arm64PrepParent, from, to); at >= 0 {
+		ev.Prepare = ftrace.PrepareParentIPFP
+		ev.decide(PropPrepare, "ftrace_graph_caller calls prepare_ftrace_return(&lr, ip, fp) (<= v4.20)", s.cite(at))
+	} else if at := s.find(arm64PrepIP, from, to); at >= 0 {
+		ev.Prepare = ftrace.PrepareIPParentFP
+		ev.decide(PropPrepare, "ftrace_graph_caller calls prepare_ftrace_return(ip, &lr, fp) (v5.0+)", s.cite(at))
+	}
+}
+
+// arm64Exit reads return_to_handler of any era into ev.
+func arm64Exit(s *source, ev Evidence) Evidence {
 	if ev.Exit {
 		from, to := s.body("return_to_handler", arm64CallRTH)
 		if at := s.find(arm64FgretRE, from, to); at >= 0 {

@@ -11,14 +11,15 @@ import (
 	"trampemu/trampolines"
 )
 
-// TestARM64Models: every version of v5.5..v6.19 (v5.19 was followed by
-// v6.0) has exactly one arm64
-// model, each with partners and the distribution defaults of its era.
+// TestARM64Models: every version of v4.19..v6.19 (v4.20 was followed by
+// v5.0, v5.19 by v6.0) has exactly one arm64 model, each with partners and
+// the distribution defaults of its era: the -pg eras (v4.19-v5.4) without
+// WITH_REGS/WITH_ARGS and BTI (v5.8+), their callbacks without registers.
 func TestARM64Models(t *testing.T) {
-	for maj := 5; maj <= 6; maj++ {
+	for maj := 4; maj <= 6; maj++ {
 		for min := 0; min <= 20; min++ {
 			v := Version{maj, min}
-			if v.Less(Version{5, 5}) || (Version{6, 19}).Less(v) || (v.Major == 5 && v.Minor == 20) {
+			if v.Less(Version{4, 19}) || (Version{6, 19}).Less(v) || (v.Major == 5 && v.Minor == 20) {
 				continue
 			}
 			n := 0
@@ -45,11 +46,25 @@ func TestARM64Models(t *testing.T) {
 				t.Errorf("%s: no partner for %s", m.Name, r)
 			}
 		}
-		for _, o := range append([]string{"CONFIG_DYNAMIC_FTRACE", "CONFIG_FUNCTION_GRAPH_TRACER", "CONFIG_FRAME_POINTER",
-			"CONFIG_ARM64_BTI_KERNEL", "CONFIG_ARM64"}, want[m.Name]...) {
+		opts := []string{"CONFIG_DYNAMIC_FTRACE", "CONFIG_FUNCTION_GRAPH_TRACER", "CONFIG_FRAME_POINTER", "CONFIG_ARM64"}
+		if !m.Pg {
+			opts = append(opts, "CONFIG_ARM64_BTI_KERNEL")
+		}
+		for _, o := range append(opts, want[m.Name]...) {
 			if m.Config[o] != "y" {
 				t.Errorf("%s: %s not in the distribution defaults", m.Name, o)
 			}
+		}
+		if m.Pg {
+			for _, o := range []string{"CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_DYNAMIC_FTRACE_WITH_ARGS", "CONFIG_ARM64_BTI_KERNEL"} {
+				if m.Config[o] != "" {
+					t.Errorf("%s: %s in a -pg era's defaults", m.Name, o)
+				}
+			}
+			if m.WithArgs || m.PtRegs || !m.NoFullRegs || m.Graph != trampolines.GraphViaCaller || m.From.Less(Version{4, 19}) || (Version{5, 4}).Less(m.To) {
+				t.Errorf("%s: %+v, want a v4.19-v5.4 era whose callbacks get no registers, graph through ftrace_graph_caller", m.Name, m)
+			}
+			continue
 		}
 		if m.PtRegs == (m.Config["CONFIG_DYNAMIC_FTRACE_WITH_ARGS"] != "") {
 			t.Errorf("%s: PtRegs %v with WITH_ARGS %q", m.Name, m.PtRegs, m.Config["CONFIG_DYNAMIC_FTRACE_WITH_ARGS"])
@@ -58,8 +73,13 @@ func TestARM64Models(t *testing.T) {
 	if m, err := ModelFor("arm64", Version{6, 3}); err != nil || m.Config["CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"] != "" {
 		t.Errorf("v6.3: %v, %v: direct calls came with v6.4", m, err)
 	}
-	if _, err := ModelFor("arm64", Version{5, 4}); err == nil || !strings.Contains(err.Error(), "v5.5-v5.19") {
-		t.Errorf("arm64 v5.4: %v, want an error listing the models", err)
+	if _, err := ModelFor("arm64", Version{4, 18}); err == nil || !strings.Contains(err.Error(), "v4.19-v4.20") {
+		t.Errorf("arm64 v4.18: %v, want an error listing the models", err)
+	}
+	for v, p := range map[Version]ftrace.PrepareABI{{4, 19}: ftrace.PrepareParentIPFP, {5, 0}: ftrace.PrepareIPParentFP, {5, 4}: ftrace.PrepareIPParentFP} {
+		if m, err := ModelFor("arm64", v); err != nil || !m.Pg || m.Prepare != p {
+			t.Errorf("arm64 %s: %v %v, want a -pg model with prepare_ftrace_return ABI %d", v, m, err, p)
+		}
 	}
 }
 
@@ -72,6 +92,8 @@ func TestDetectARM64Files(t *testing.T) {
 		file, model string
 		reason      []string
 	}{
+		{"arm64_v4.19.S", "v4.19-v4.20", []string{"-pg call site", "(ip, parent_ip) only", "prepare_ftrace_return(&lr, ip, fp)", "passes x29"}},
+		{"arm64_v5.0.S", "v5.0-v5.4", []string{"-pg call site", "(ip, parent_ip) only", "prepare_ftrace_return(ip, &lr, fp)", "passes x29"}},
 		{"arm64_v5.10.S", "v5.5-v5.19", []string{"pt_regs", "ftrace_graph_call branches", "passes x29"}},
 		{"arm64_v6.1.S", "v6.0-v6.1", []string{"pt_regs", "ftrace_graph_func", "passes x29"}},
 		{"arm64_v6.2.S", "v6.2", []string{"struct ftrace_regs", "without CALL_OPS", "passes x29"}},
@@ -118,6 +140,7 @@ func TestDetectARM64Files(t *testing.T) {
 // ftrace_graph_call in the #else branch, which must not count.
 func TestDetectARM64(t *testing.T) {
 	const fregsEntry = "SYM_CODE_START(ftrace_caller)\n\tstr x29, [sp, #FREGS_FP]\n"
+	const pgEntry = "ENTRY(_mcount)\n\tret\nENDPROC(_mcount)\nENTRY(ftrace_caller)\n\tmcount_enter\nGLOBAL(ftrace_graph_call)\n\tnop\nENDPROC(ftrace_caller)\n"
 	cases := []struct {
 		text, model string
 	}{
@@ -128,6 +151,14 @@ func TestDetectARM64(t *testing.T) {
 		{"#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS\nSYM_CODE_START(ftrace_caller)\n\tstp x0, x1, [sp, #S_X0]\n#else\nSYM_FUNC_START(ftrace_caller)\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n#endif\n", "v6.0-v6.1"},
 		{"#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS\n" + fregsEntry + "#ifdef CONFIG_X\n#else\n#endif\n#else\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n#endif\n", "v6.2"},
 		{fregsEntry + "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS\n#endif\n", "v6.3"},
+		// the -pg era: _mcount and an ftrace_caller opening with
+		// mcount_enter, no patchable-entry #ifdef; ftrace_graph_caller's
+		// first argument tells v4.19 from v5.0
+		{pgEntry + "ENTRY(ftrace_graph_caller)\n\tmcount_get_pc x0\n\tmcount_get_lr_addr x1\n", "v5.0-v5.4"},
+		{pgEntry + "ENTRY(ftrace_graph_caller)\n\tmcount_get_lr_addr x0\n\tmcount_get_pc x1\n", "v4.19-v4.20"},
+		{pgEntry, "v5.0-v5.4"},
+		// the same -pg code in the #else of a patchable entry does not count
+		{"#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS\nSYM_CODE_START(ftrace_caller)\n\tstp x0, x1, [sp, #S_X0]\nSYM_INNER_LABEL(ftrace_graph_call, SYM_L_GLOBAL)\n#else\n" + pgEntry + "#endif\n", "v5.5-v5.19"},
 		{fregsEntry + "#ifdef CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS\n\tldr x17, [x11, #FTRACE_OPS_DIRECT_CALL]\n#endif\n", "v6.14+"},
 	}
 	for _, c := range cases {

@@ -20,6 +20,9 @@ type Evidence struct {
 	// WithArgs, RegsAliased, PtRegs, Direct and CallOps: "" unknown, "yes",
 	// "no".
 	WithArgs, RegsAliased, PtRegs, Direct, CallOps string
+	// Pg: "yes" when the entry is reached from gcc's -pg call site
+	// (Model.Pg), "no" when from a patchable entry, "" unknown.
+	Pg string
 	// Entry and Exit: the file defines ftrace_caller / return_to_handler.
 	Entry, Exit bool
 	Reasons     []string
@@ -68,6 +71,8 @@ func (e *Evidence) fitsEntry(m *Model) bool {
 	case e.Direct != "" && (e.Direct == "yes") != (m.Config[optDirect] == "y"):
 		return false
 	case e.CallOps != "" && (e.CallOps == "yes") != (m.Config[optCallOps] == "y"):
+		return false
+	case e.Pg != "" && (e.Pg == "yes") != m.Pg:
 		return false
 	}
 	return true

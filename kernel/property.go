@@ -50,6 +50,10 @@ const (
 	PropFPTest = "fp-test"
 	// PropOffsets: the asm-offsets names the file uses.
 	PropOffsets = "asm-offsets"
+	// PropSite: how a traced function reaches the entry (arm64: the
+	// patchable-entry NOPs before the prologue, or gcc's -pg "bl
+	// _mcount" after it, v4.19-v5.4).
+	PropSite = "call-site"
 )
 
 // The CONFIG options some properties are.
@@ -273,7 +277,7 @@ func exitOption(arch, opt string) bool {
 
 // sameModel reports whether two models build and judge a file alike.
 func sameModel(a, b *Model) bool {
-	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs &&
+	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs && a.Pg == b.Pg &&
 		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config)
 }
 
@@ -328,7 +332,12 @@ func modelValue(arch string, m *Model, name string) string {
 			return "not called"
 		}
 		return map[ftrace.PrepareABI]string{ftrace.PrepareIPParentFP: "(ip, parent, frame_pointer)", ftrace.PrepareRaSpIP: "(ra, sp, ip)",
-			ftrace.PrepareParentIP: "(parent, ip)"}[m.Prepare]
+			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentIPFP: "(parent, ip, frame_pointer)"}[m.Prepare]
+	case PropSite:
+		if m.Pg {
+			return "-pg (bl _mcount after the prologue)"
+		}
+		return "patchable entry"
 	case PropExit:
 		return map[trampolines.ExitABI]string{trampolines.ExitLegacy: "frame_pointer", trampolines.ExitRetRegs: "struct fgraph_ret_regs",
 			trampolines.ExitFregs: "struct ftrace_regs"}[m.ExitABI]

@@ -6,9 +6,14 @@
 // full check (check.Run) on each and sorts them:
 //
 //   - stillborn: the mutant does not assemble, link or set up (no verdict);
-//   - killed: its error findings differ from the original's;
+//   - killed: its error findings differ from the original's, or what the
+//     checks report does: the unwind-lost and (x86-64) ORC-lost boundaries,
+//     objtool's warnings;
 //   - equivalent: it behaves exactly like the original: the same machine
-//     code after assembly, or the same observations on every call of every
+//     code, ORC table and objtool warnings after assembly (a deleted
+//     UNWIND_HINT_* line changes no instruction but the table: it is
+//     checked, and a survivor whose only difference is the table has
+//     reason "unwind-table"), or the same observations on every call of every
 //     workload: where each trampoline run leaves to and the registers that
 //     mean something then (not those the ABI leaves undefined: x86-64 r10
 //     and r11 after an entry, the volatile registers but the return

@@ -80,39 +80,10 @@ func TestClassification(t *testing.T) {
 	}
 	for a, cs := range cases {
 		t.Run(a.Name, func(t *testing.T) {
-			origs := map[string]*original{}
+			origs := originals{}
 			for _, c := range cs {
-				o := origs[c.variant]
-				if o == nil {
-					v, err := harness.FindVariant(a, "", c.variant)
-					if err != nil {
-						t.Fatal(err)
-					}
-					tr, err := harness.FromVariant(v)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p, err := harness.Pair(a, tr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ms, err := Mutants(a, tr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					o = &original{t: tr, partner: p, mutants: ms}
-					if err := o.check(testConfig(a)); err != nil {
-						t.Fatal(err)
-					}
-					origs[c.variant] = o
-				}
-				var m *Mutant
-				for i := range o.mutants {
-					if o.mutants[i].Where() == c.where && strings.HasPrefix(o.mutants[i].Mutation(), c.mutation) {
-						m = &o.mutants[i]
-						break
-					}
-				}
+				o := origs.get(t, a, c.variant)
+				m := o.find(c.where, c.mutation)
 				if m == nil {
 					t.Errorf("%s: no mutant %q at %s", c.variant, c.mutation, c.where)
 					continue
@@ -131,6 +102,50 @@ func TestClassification(t *testing.T) {
 }
 
 func testConfig(a *regs.Arch) Config { return Config{Arch: a, Calls: 2, Workloads: []string{"add"}} }
+
+// originals are checked originals by variant name, each checked once.
+type originals map[string]*original
+
+// get returns the checked original of a registry variant.
+func (m originals) get(t *testing.T, a *regs.Arch, variant string) *original {
+	t.Helper()
+	if o := m[variant]; o != nil {
+		return o
+	}
+	v, err := harness.FindVariant(a, "", variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := harness.FromVariant(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := harness.Pair(a, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Mutants(a, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &original{t: tr, partner: p, mutants: ms}
+	if err := o.check(testConfig(a)); err != nil {
+		t.Fatal(err)
+	}
+	m[variant] = o
+	return o
+}
+
+// find returns the first mutant at where whose mutation starts with
+// prefix (nil when there is none).
+func (o *original) find(where, prefix string) *Mutant {
+	for i := range o.mutants {
+		if o.mutants[i].Where() == where && strings.HasPrefix(o.mutants[i].Mutation(), prefix) {
+			return &o.mutants[i]
+		}
+	}
+	return nil
+}
 
 // TestMutantsOfEachKind: the generator makes every kind of mutant where
 // the source has it, on every arch, and only on instruction lines.

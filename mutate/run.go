@@ -34,6 +34,17 @@ const ReasonRemovable = "removable"
 // stack addresses handed to C differ.
 const ReasonStackLayout = "stack-layout"
 
+// ReasonUnwindTable marks a survivor whose machine code is the original's
+// but whose unwind data (the ORC table the kernel's objtool wrote: an
+// UNWIND_HINT_* line deleted or changed) differs, where no ORC walk of the
+// check (the interrupt model's boundaries, a return probe's perf walk)
+// read a changed entry: the kernel would unwind differently only from
+// places the check does not stop at.
+const ReasonUnwindTable = "unwind-table"
+
+// unwindTableDiffers is an unwind-table survivor's difference.
+const unwindTableDiffers = "the ORC table (.orc_unwind_ip, .orc_unwind)"
+
 // Config is one mutation run.
 type Config struct {
 	Arch   *regs.Arch
@@ -58,7 +69,7 @@ type Config struct {
 type Survivor struct {
 	Mutation string `json:"mutation"`
 	Line     string `json:"line"`   // file:line
-	Reason   string `json:"reason"` // "removable", "stack-layout", or "" (a gap in the checks)
+	Reason   string `json:"reason"` // "removable", "stack-layout", "unwind-table", or "" (a gap in the checks)
 	// Finding is the original's unused-store finding a removable survivor
 	// matches.
 	Finding string `json:"finding,omitempty"`
@@ -117,13 +128,19 @@ func (s Summary) Gap() bool {
 type original struct {
 	t, partner harness.Tramp
 	code       []byte
-	errors     map[string]bool   // error findings by errorKey
-	unused     map[string]string // slot -> unused-store finding
-	obs        *observations
+	// unwind is the image's ORC table (unwindData), objtool its objtool
+	// warnings (objtoolKeys): what the checks report on besides the run.
+	unwind  []byte
+	objtool map[string]int
+	errors  map[string]bool   // error findings by errorKey
+	unused  map[string]string // slot -> unused-store finding
+	obs     *observations
 	// reported are the metrics of the original's results a finding can
 	// depend on (reportedMetrics), by workload.
 	reported map[string]string
-	mutants  []Mutant
+	// orcLost are the original's ORC-lost boundaries by workload.
+	orcLost map[string][]string
+	mutants []Mutant
 }
 
 // reportedMetrics are the metrics of a check's result that are verdicts
@@ -137,7 +154,11 @@ type original struct {
 func reportedMetrics(rs []check.Result) map[string]string {
 	out := map[string]string{}
 	for _, r := range rs {
-		out[r.Workload] = fmt.Sprintf("unwind-lost boundaries %d", r.Metrics.UnrecoverableInsns)
+		m := r.Metrics
+		out[r.Workload] = fmt.Sprintf("unwind-lost boundaries %d", m.UnrecoverableInsns)
+		if m.HasORC {
+			out[r.Workload] += fmt.Sprintf(", ORC-lost boundaries %d", m.ORCUnrecoverableInsns)
+		}
 	}
 	return out
 }
@@ -272,6 +293,67 @@ func setup(a *regs.Arch, t, partner harness.Tramp) harness.Setup {
 	return harness.Setup{Arch: a, Entry: t, Exit: partner}
 }
 
+// unwindData is the image's ORC table: .orc_unwind_ip and .orc_unwind as
+// linked (x86-64; empty on the other arches), which objtool generated
+// from the UNWIND_HINT_* annotations and the code.
+func unwindData(im *asm.Image) []byte {
+	var b []byte
+	for _, name := range []string{".orc_unwind_ip", ".orc_unwind"} {
+		if s, ok := im.SectionNamed(name); ok {
+			b = append(b, s.Data...)
+		}
+	}
+	return b
+}
+
+// objtoolKeys counts the image's objtool warnings by the function they
+// name and their text, not their offset or line: a deleted instruction
+// moves the places of the warnings after it without changing them.
+func objtoolKeys(im *asm.Image) map[string]int {
+	out := map[string]int{}
+	for _, w := range im.ObjtoolWarnings {
+		out[w.Func+": "+w.Text]++
+	}
+	return out
+}
+
+// objtoolDiff names the first warning one of x and y has more often than
+// the other ("" when they are the same).
+func objtoolDiff(x, y map[string]int) string {
+	var keys []string
+	for k := range x {
+		keys = append(keys, k)
+	}
+	for k := range y {
+		if _, ok := x[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case y[k] > x[k]:
+			return "objtool warns: " + k
+		case y[k] < x[k]:
+			return "objtool no longer warns: " + k
+		}
+	}
+	return ""
+}
+
+// orcLostDiff names the first workload whose ORC-lost boundaries (by
+// name) differ between the original's results and rs: for a mutant with
+// the original's machine code, where names are the same places.
+func orcLostDiff(orig map[string][]string, rs []check.Result) string {
+	for _, r := range rs {
+		want, ok := orig[r.Workload]
+		if got := strings.Join(r.Metrics.ORCUnrecoverable, " "); ok && got != strings.Join(want, " ") {
+			return fmt.Sprintf("%s: ORC-lost boundaries %v, the original's %v", r.Workload, r.Metrics.ORCUnrecoverable, want)
+		}
+	}
+	return ""
+}
+
 // code is the image's executable bytes.
 func code(im *asm.Image) []byte {
 	var b []byte
@@ -326,13 +408,17 @@ func (o *original) check(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.t.Name, err)
 	}
-	o.code = code(im)
+	o.code, o.unwind, o.objtool = code(im), unwindData(im), objtoolKeys(im)
 	rs, obs, err := run(cfg, o.t, o.partner, true, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.t.Name, err)
 	}
 	o.obs = obs
 	o.reported = reportedMetrics(rs)
+	o.orcLost = map[string][]string{}
+	for _, r := range rs {
+		o.orcLost[r.Workload] = r.Metrics.ORCUnrecoverable
+	}
 	o.errors, o.unused = map[string]bool{}, map[string]string{}
 	for _, r := range rs {
 		for _, f := range r.Findings {
@@ -356,8 +442,16 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		oc.Class, oc.Detail = Stillborn, firstLine(err.Error())
 		return oc
 	}
-	if bytes.Equal(code(im), o.code) {
-		oc.Class, oc.Detail = Equivalent, "same machine code"
+	// objtool's warnings and the ORC table are what the checks report on
+	// besides the runs: a mutant that changes them (an UNWIND_HINT_* line
+	// deleted) is not equivalent however alike its machine code is.
+	if d := objtoolDiff(o.objtool, objtoolKeys(im)); d != "" {
+		oc.Class, oc.Detail = Killed, d
+		return oc
+	}
+	sameCode, sameUnwind := bytes.Equal(code(im), o.code), bytes.Equal(unwindData(im), o.unwind)
+	if sameCode && sameUnwind {
+		oc.Class, oc.Detail = Equivalent, "same machine code and unwind table"
 		return oc
 	}
 	var first string
@@ -396,7 +490,21 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		oc.Class, oc.Detail = Killed, d
 		return oc
 	}
+	if sameCode {
+		if d := orcLostDiff(o.orcLost, rs); d != "" {
+			oc.Class, oc.Detail = Killed, d
+			return oc
+		}
+	}
 	if o.obs.same(obs) {
+		if sameCode && !sameUnwind {
+			// The table changed and no walk of the check read a changed
+			// entry: not equivalent (the kernel unwinds differently from
+			// elsewhere), a survivor with its reason.
+			oc.Class = Survived
+			oc.Survivor = &Survivor{Mutation: m.Mutation(), Line: m.Where(), Reason: ReasonUnwindTable, Differs: []string{unwindTableDiffers}}
+			return oc
+		}
 		oc.Class, oc.Detail = Equivalent, "same observations"
 		return oc
 	}
@@ -406,6 +514,11 @@ func (o *original) classify(cfg Config, m Mutant) Outcome {
 		return oc
 	}
 	diff := o.obs.diff(obs)
+	if len(diff) == 0 && sameCode && !sameUnwind {
+		oc.Class = Survived
+		oc.Survivor = &Survivor{Mutation: m.Mutation(), Line: m.Where(), Reason: ReasonUnwindTable, Differs: []string{unwindTableDiffers}}
+		return oc
+	}
 	if len(diff) == 0 {
 		oc.Class, oc.Detail = Equivalent, "same observations"
 		return oc

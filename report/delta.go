@@ -25,6 +25,12 @@ type Delta struct {
 	// SlotsAdded and SlotsRemoved are the ftrace_regs / pt_regs slots the
 	// trampoline fills after and not before, and before and not after (in
 	// the delta workload, in layout order).
+	// UnwindLost and ORCLost are the interrupt model's lost boundaries of
+	// the delta workload before and after ("7/13"; ORC "-" in a
+	// frame-pointer build): the old rule's unrecoverable_insns and the
+	// ORC walk's orc_unrecoverable_insns.
+	UnwindLost      [2]string    `json:"unwind_lost"`
+	ORCLost         [2]string    `json:"orc_lost"`
 	SlotsAdded      []string     `json:"slots_added"`
 	SlotsRemoved    []string     `json:"slots_removed"`
 	FindingsAdded   []check.Kind `json:"findings_added"`
@@ -74,6 +80,8 @@ func PatchDelta(before, after []check.Result) []Delta {
 				d.Stores = ma.Stores - mb.Stores
 				d.StoreBytes = ma.StoreBytes - mb.StoreBytes
 				d.StackBytes = ma.StackBytes - mb.StackBytes
+				d.UnwindLost = [2]string{lostText(mb, false), lostText(ma, false)}
+				d.ORCLost = [2]string{lostText(mb, true), lostText(ma, true)}
 			}
 		}
 		fb, fa := findingKeys(b), findingKeys(a)
@@ -82,6 +90,27 @@ func PatchDelta(before, after []check.Result) []Delta {
 		out = append(out, d)
 	}
 	return out
+}
+
+// lostText is a result's lost boundaries as the check table prints them.
+func lostText(m check.Metrics, orc bool) string {
+	switch {
+	case m.Boundaries == 0:
+		return "-"
+	case orc && !m.HasORC:
+		return "-"
+	case orc:
+		return fmt.Sprintf("%d/%d", m.ORCUnrecoverableInsns, m.Boundaries)
+	}
+	return fmt.Sprintf("%d/%d", m.UnrecoverableInsns, m.Boundaries)
+}
+
+// lostChange is "before -> after", or "=" when the patch changes nothing.
+func lostChange(x [2]string) string {
+	if x[0] == x[1] {
+		return "="
+	}
+	return x[0] + " -> " + x[1]
 }
 
 // missingFrom lists the names of x that y lacks, in x's order (never nil).
@@ -151,7 +180,32 @@ func DeltaTable(w io.Writer, ds []Delta) error {
 	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tINSNS\tLOADS\tSTORES\tST B\tSTACK\tSLOTS ADDED\tSLOTS REMOVED\tFINDINGS ADDED\tFINDINGS REMOVED")
 	for _, d := range ds {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%+d\t%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, signed(d.Instructions), signed(d.Loads),
-			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, slotText(d.SlotsAdded), slotText(d.SlotsRemoved), listText(d.Added), listText(d.Removed))
+			signed(d.Stores), signed(d.StoreBytes), d.StackBytes, slotText(d.SlotsAdded), slotText(d.SlotsRemoved), findingText(d.Added), findingText(d.Removed))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return lostTable(w, ds)
+}
+
+// lostTable lists, under the delta table, the trampolines whose lost
+// interrupt boundaries (the old rule's UNWIND LOST, the ORC walk's ORC
+// LOST) the patch changes, before -> after; nothing when none changes.
+func lostTable(w io.Writer, ds []Delta) error {
+	var changed []Delta
+	for _, d := range ds {
+		if d.UnwindLost[0] != d.UnwindLost[1] || d.ORCLost[0] != d.ORCLost[1] {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nLost interrupt boundaries (%s), before -> after:\n", DeltaWorkload)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRAMPOLINE\tROLE\tUNWIND LOST\tORC LOST")
+	for _, d := range changed {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Trampoline, d.Role, lostChange(d.UnwindLost), lostChange(d.ORCLost))
 	}
 	return tw.Flush()
 }
@@ -169,6 +223,31 @@ func slotText(xs []string) string {
 		return "-"
 	}
 	return strings.Join(xs, " ")
+}
+
+// findingText is listText with the findings that name no slot or
+// register (kind: summary, one per workload for a kind such as unwind)
+// counted per kind when there are more than two of a kind: "unwind x12".
+func findingText(xs []string) string {
+	count := map[string]int{}
+	for _, x := range xs {
+		if k, _, ok := strings.Cut(x, ": "); ok {
+			count[k]++
+		}
+	}
+	var out []string
+	done := map[string]bool{}
+	for _, x := range xs {
+		k, _, ok := strings.Cut(x, ": ")
+		switch {
+		case !ok || count[k] <= 2:
+			out = append(out, x)
+		case !done[k]:
+			done[k] = true
+			out = append(out, fmt.Sprintf("%s x%d", k, count[k]))
+		}
+	}
+	return listText(out)
 }
 
 func listText(xs []string) string {

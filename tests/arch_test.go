@@ -60,7 +60,7 @@ func TestArchComparisonPattern(t *testing.T) {
 		{`	case regs.X86_64:`, true},
 		{`	if w.Arch == "" || w.Arch == a.Name {`, false},
 		{`	harnessArches[regs.X86_64.Name] = &harnessArch{`, false},
-		{`	if !ftrace.MustOps(a).SiteAt(off) {`, false},
+		{`	if !ftrace.MustOps(a).SiteAt(pg, off) {`, false},
 		{`	Name: "x86_64",`, false},
 	} {
 		if got := len(archComparisonLines(c.line)) == 1; got != c.want {

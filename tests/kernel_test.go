@@ -49,6 +49,10 @@ var kernelFiles = []kernelFile{
 	// ftrace_graph_func (v6.1), the ftrace_regs entry without (v6.2) and
 	// with CALL_OPS and direct calls (v6.13, v6.14); each era's
 	// return_to_handler. The -pg code of each file's #else is not built.
+	// Before v5.5 the -pg code is the file (v4.19: prepare_ftrace_return(&lr,
+	// pc, fp); v5.0: (pc, &lr, fp)), called from the -pg call site.
+	{regs.ARM64, "arm64_v4.19.S", "v4.19-v4.20", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
+	{regs.ARM64, "arm64_v5.0.S", "v5.0-v5.4", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v5.10.S", "v5.5-v5.19", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "ftrace_graph_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.1.S", "v6.0-v6.1", map[string][]check.Kind{"ftrace_caller": ok, "ftrace_regs_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.2.S", "v6.2", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},

@@ -36,6 +36,12 @@ var expectedKinds = map[string][]check.Kind{
 	"arm64/rethook-drop-x19":       {check.StaleRead},
 	"arm64/rethook-skip-callback":  {check.Control},
 	"arm64/rethook-unbalanced":     {check.Stack},
+	// the arm64 -pg era's ftrace_graph_caller twins: its own saved lr as
+	// parent (the graph entry hooks ftrace_caller's return: x30 and the
+	// leave are wrong, and the argument), the traced function's fp as
+	// frame_pointer (ftrace_return_to_handler's "Bad frame pointer")
+	"arm64/ftrace_caller-v5.0-wrong-parent": {check.Clobber, check.Control, check.WrongValue},
+	"arm64/ftrace_caller-v5.0-wrong-fp":     {check.Fault, check.WrongValue},
 }
 
 // bugWorkloads are, for a known bug that only some workloads reach, those

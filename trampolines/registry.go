@@ -117,6 +117,18 @@ type Variant struct {
 	// vmlinux.o validation in ftrace_64.S", which added
 	// STACK_FRAME_NON_STANDARD_FP instead).
 	ObjtoolNonStandardFP bool
+	// Pg marks an entry variant of an era whose traced functions call it
+	// from gcc's -pg call site ("bl _mcount" after the prologue, an
+	// ordinary call: the caller-saved registers are the trampoline's) and
+	// whose callbacks get (ip, parent_ip) only (no
+	// ARCH_SUPPORTS_FTRACE_OPS): arm64 v4.19-v5.4, before
+	// -fpatchable-function-entry (arch/arm64/Makefile v5.5, 3b23e4991fb6).
+	Pg bool
+	// PrepareParentFirst marks a -pg entry variant whose
+	// ftrace_graph_caller calls prepare_ftrace_return(parent, self_addr,
+	// frame_pointer), arm64 up to v4.20 (ftrace.PrepareParentIPFP); the
+	// arch's registry default otherwise (harness).
+	PrepareParentFirst bool
 }
 
 var z196 = map[string]string{"MARCH_HAS_Z196_FEATURES": ""}
@@ -151,6 +163,10 @@ var (
 	// arch/arm64/kernel/entry-ftrace.S builds these variants of one file.
 	arm64CallOps = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": ""}
 	arm64Direct  = map[string]string{"CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
+	// The twins of arm64/mcount_v5.0.S.
+	arm64PgWrongParent = map[string]string{"TWIN_WRONG_PARENT": ""}
+	arm64PgWrongFP     = map[string]string{"TWIN_WRONG_FP": ""}
+	arm64PgV419        = map[string]string{"PREPARE_PARENT_FIRST": ""}
 )
 
 // Slots arch_rethook_trampoline's own code writes (the rest of pt_regs is
@@ -340,6 +356,24 @@ var Variants = []Variant{
 	{Name: "ftrace_regs_caller-v5.10", Arch: "arm64", Role: Entry, Model: "v5.5-v5.19 (WITH_REGS, full pt_regs, ftrace_graph_caller)",
 		File: "arm64/ftrace_regs_v5.10.S", Symbol: "ftrace_regs_caller", Claims: arm64PtAllSlots, Kernel: true,
 		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoDirectCalls: true},
+	// The -pg/_mcount era (v4.19-v5.4): arch/arm64/kernel/entry-ftrace.S
+	// v5.0 (figozhang/runninglinuxkernel_5.0@875e3166701d) and v4.19, the
+	// DYNAMIC_FTRACE branch without WITH_REGS; the callbacks get no
+	// registers, the graph entry is ftrace_graph_caller.
+	{Name: "ftrace_caller-v5.0", Arch: "arm64", Role: Entry, Model: "v5.0-v5.4 (-pg, _mcount, prepare_ftrace_return(ip, &lr, fp))",
+		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Kernel: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+	{Name: "ftrace_caller-v4.19", Arch: "arm64", Role: Entry, Model: "v4.19-v4.20 (-pg, _mcount, prepare_ftrace_return(&lr, ip, fp))",
+		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgV419, Kernel: true, PrepareParentFirst: true,
+		Pair: "rth-legacy", Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+	{Name: "ftrace_caller-v5.0-wrong-parent", Arch: "arm64", Role: Entry, Model: "twin: ftrace_graph_caller passes its own saved lr (x29 + 8) as parent",
+		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgWrongParent,
+		Bug: "prepare_ftrace_return hooks ftrace_caller's own return, not the traced function's", NoReturn: true, Pair: "rth-legacy",
+		Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+	{Name: "ftrace_caller-v5.0-wrong-fp", Arch: "arm64", Role: Entry, Model: "twin: ftrace_graph_caller passes the traced function's fp, not its caller's",
+		File: "arm64/mcount_v5.0.S", Symbol: "ftrace_caller", Defines: arm64PgWrongFP,
+		Bug: "frame_pointer is the traced function's: return_to_handler's x29 does not match it (FP test)", NoReturn: true, Pair: "rth-legacy",
+		Graph: GraphViaCaller, Pg: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
 
 	// ---- arm64 exit ----
 	{Name: "rth-legacy", Arch: "arm64", Role: Exit, Model: "<= v6.4 (x0 = x29)", File: "arm64/rth_legacy.S",

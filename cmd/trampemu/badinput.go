@@ -67,8 +67,10 @@ var roleSymbols = map[trampolines.Role][]string{
 // the undefined symbols).
 func explainFile(a *regs.Arch, t harness.Tramp, err error) error {
 	msg := err.Error()
-	if ae := (*asm.Error)(nil); errors.As(err, &ae) && ae.Refused {
-		return usageError{msg} // unsafe input or a limit: nothing to explain, nothing to rebuild
+	if ae := (*asm.Error)(nil); errors.As(err, &ae) && (ae.Refused || ae.WrongArch != "") {
+		// unsafe input or a limit, or another arch's file said in one
+		// line: nothing to explain, nothing to rebuild
+		return usageError{ae.Error()}
 	}
 	alone := func(b *regs.Arch) (*asm.Image, error) {
 		hosts := harness.StandaloneHostFuncs

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"trampemu/check"
 	"trampemu/harness"
 	"trampemu/native"
 	"trampemu/report"
@@ -158,6 +160,62 @@ func TestPatchDelta(t *testing.T) {
 	// The tree itself is unchanged.
 	if got, _ := os.ReadFile(filepath.Join(tree, "arch/x86/kernel/ftrace_64.S")); !bytes.Equal(got, orig) {
 		t.Error("--patch changed the tree")
+	}
+}
+
+// TestPatchDeltaReturnProbeFixes: the constructs of the two return_to_handler
+// fixes, as patches of our own on our own files, give the deltas the
+// commits' messages describe. 20a0bc10272f ("x86/fgraph,bpf: Fix stack ORC
+// unwind from kprobe_multi return probe": "the ORC unwind code won't get
+// pass the return_to_handler") on the v6.14-style file, with the C side it
+// came with (bpf-ret-v6.18: X86_EFLAGS_FIXED cleared, perf walks current
+// up to first_frame = regs->sp): the ORC table stops losing every boundary,
+// the return probe's walk is the true chain (unwind removed), RSP is
+// written (stale-read removed) though with the frame base (wrong-value
+// added). 8bc11700e0d2 ("x86/fgraph: Fix return_to_handler regs.rsp
+// value": "fixes the other path when we want to unwind directly from
+// pt_regs sp/fp/ip state") on the v6.19-style file, with the C side it was
+// made for (bpf-ret: aea251799998's hw_regs path, the walk from regs->sp):
+// the wrong RSP and the wrong chain it gave are removed.
+func TestPatchDeltaReturnProbeFixes(t *testing.T) {
+	for _, c := range []struct {
+		file, patch, scenario string
+		orc                   [2]string
+		added, removed        []string // finding kinds
+		code                  int      // the exit status: the patched file's findings
+	}{
+		{"x86_64_v6.14.S", "x86_64_orc_hint.patch", "bpf-ret-v6.18", [2]string{"13/13", "7/15"}, []string{"wrong-value"}, []string{"stale-read", "unwind"}, 1},
+		{"x86_64_v6.19.S", "x86_64_rsp_fix.patch", "bpf-ret", [2]string{"7/15", "8/16"}, nil, []string{"unwind", "wrong-value"}, 0},
+	} {
+		t.Run(c.patch, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := []string{"check", "--arch", "x86_64", "--file", kdata + c.file, "--role", "exit", "--patch", kdata + c.patch,
+				"--scenario", c.scenario, "--workload", "add", "--workload", "chain", "--calls", "2", "--json"}
+			if code := run(args, &out, &errb); code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errb.String())
+			}
+			var rep report.PatchReport
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Delta) != 1 {
+				t.Fatalf("%d deltas, want 1", len(rep.Delta))
+			}
+			d := rep.Delta[0]
+			kinds := func(ks []check.Kind) string {
+				var s []string
+				for _, k := range ks {
+					s = append(s, string(k))
+				}
+				return strings.Join(s, " ")
+			}
+			if d.ORCLost != c.orc || kinds(d.FindingsAdded) != strings.Join(c.added, " ") || kinds(d.FindingsRemoved) != strings.Join(c.removed, " ") {
+				t.Errorf("ORC lost %v, findings added %v, removed %v; want %v, %v, %v", d.ORCLost, d.Added, d.Removed, c.orc, c.added, c.removed)
+			}
+			if !slices.Contains(d.Removed, "unwind: bpf-ret's stack walk at the return of chain is not the true chain") {
+				t.Errorf("removed %v: the chain workload's wrong walk is not among them", d.Removed)
+			}
+		})
 	}
 }
 

@@ -52,7 +52,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"check", "--arch", "mips"}, 2, "", "valid are arm64, s390x, x86_64"},
 		{[]string{"check", "--arch", "x86_64", "--variant", "nope"}, 2, "", "valid are ftrace_caller"},
 		{[]string{"check", "--arch", "s390x", "--workload", "ret128"}, 2, "", "valid are add"},
-		{[]string{"check", "--arch", "x86_64", "--scenario", "nope"}, 2, "", "valid are bpf, bpf-prefix, bpf-ret, default"},
+		{[]string{"check", "--arch", "x86_64", "--scenario", "nope"}, 2, "", "valid are bpf, bpf-prefix, bpf-ret, bpf-ret-v6.18, default"},
 		{[]string{"check", "--arch", "x86_64", "--file", broken + "x86_rth_ok.S", "--role", "middle"}, 2, "", "entry or exit"},
 		{[]string{"check", "--arch", "x86_64", "--file", "/nonexistent.S", "--role", "exit"}, 2, "", "nonexistent.S"},
 		{[]string{"asm", "--arch", "s390x", "--variant", "ftrace_regs_caller"}, 0, "epsw %r1,%r14", ""},

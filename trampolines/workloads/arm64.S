@@ -22,6 +22,7 @@
 	nop
 .endm
 
+#ifndef TRAMPEMU_PG_SITE
 .macro FENTRY
 	mov	x9, x30			/* ftrace_init_nop's, for good */
 999:	nop				/* bl ftrace_caller when traced */
@@ -29,6 +30,42 @@
 	.quad	999b
 	.popsection
 .endm
+#else
+/*
+ * The -pg call site of arm64 v4.19-v5.4 (TRAMPEMU_PG_SITE, set for an
+ * entry of that era): gcc's PROFILE_HOOK (gcc/config/aarch64/aarch64.h)
+ * emits "bl _mcount" with x0 = the incoming lr as an ordinary library call
+ * after the prologue, so the frame record is built and the arguments are
+ * kept across the call (gcc keeps them in callee-saved registers or the
+ * frame; here the frame). ftrace_make_nop made the bl a NOP at boot,
+ * ftrace_make_call makes it "bl ftrace_caller" (arch/arm64/kernel/ftrace.c
+ * v5.0); rec->ip is the bl, 32 bytes in (36 after a "bti c";
+ * ftrace.ArchOps.PgSiteOffsets). The frame is popped right after the
+ * call: the body that follows is the patchable-entry one, and a hooked
+ * return address comes back into x30 from the frame record, where the
+ * graph entry put return_to_handler.
+ */
+.macro FENTRY
+	stp	x29, x30, [sp, #-96]!
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	str	x8, [sp, #80]
+	mov	x0, x30			/* PROFILE_HOOK's argument */
+999:	nop				/* bl _mcount; bl ftrace_caller when traced */
+	.pushsection __mcount_loc, "a"
+	.quad	999b
+	.popsection
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldr	x8, [sp, #80]
+	ldp	x29, x30, [sp], #96
+.endm
+#endif
 
 /* long add(long a, long b) */
 	OPS_LITERAL
