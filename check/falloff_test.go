@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"trampemu/asm"
+	"trampemu/emu"
 	"trampemu/harness"
 	"trampemu/regs"
 )
@@ -81,5 +82,69 @@ func TestFallsThrough(t *testing.T) {
 		if fallsThrough(f) != want {
 			t.Errorf("fallsThrough(%v) = %v, want %v", f, !want, want)
 		}
+	}
+}
+
+// TestFallOffsNeedTheCodeToRun: fallOffs reports a symbol only when its
+// last instruction ran and so did the address past its end (an executed
+// block with a count holds each, or a run stopped at the end), on the
+// image of return_to_handler without its return, with blocks made up.
+func TestFallOffsNeedTheCodeToRun(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			tr := withoutLastReturn(t, a, "rth-merged")
+			p, err := harness.Pair(a, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := harness.FindUserSet("default")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := harness.Start(harness.Setup{Arch: a, Entry: p, Exit: tr}, harness.Options{}, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			im, own := h.Image, h.ExitUnit()
+			var last asm.Inst
+			var end uint64
+			for _, s := range im.Symbols {
+				if s.Name == tr.Symbol && s.Size > 0 {
+					ins, err := asm.Listing(im, asm.ForImage(im), s.Addr, s.Addr+s.Size)
+					if err != nil || len(ins) == 0 {
+						t.Fatalf("%s: no listing (%v)", s.Name, err)
+					}
+					last, end = ins[len(ins)-1], s.Addr+s.Size
+				}
+			}
+			if end == 0 {
+				t.Fatalf("no sized symbol %s", tr.Symbol)
+			}
+			lastB := emu.Block{Addr: last.Addr, Size: last.Len, Insns: 1, Count: 1}
+			endB := emu.Block{Addr: end, Size: 4, Insns: 1, Count: 1}
+			for _, c := range []struct {
+				name   string
+				blocks []emu.Block
+				stops  []uint64
+				want   int
+			}{
+				{"both ran", []emu.Block{lastB, endB}, nil, 1},
+				{"the run stopped past the end", []emu.Block{lastB}, []uint64{end}, 1},
+				{"nothing past the end ran", []emu.Block{lastB}, nil, 0},
+				{"the block past the end never counted", []emu.Block{lastB, {Addr: end, Size: 4, Insns: 1}}, nil, 0},
+				{"only code further on ran", []emu.Block{lastB, {Addr: end + 0x100, Size: 4, Insns: 1, Count: 1}}, nil, 0},
+				{"the last instruction never ran", []emu.Block{endB}, nil, 0},
+			} {
+				got := fallOffs(im, c.blocks, own, c.stops)
+				if len(got) != c.want {
+					t.Errorf("%s: %d fall-offs %v, want %d", c.name, len(got), got, c.want)
+					continue
+				}
+				if c.want == 1 && (got[0].Symbol != tr.Symbol || got[0].End != end || got[0].Last.Addr != last.Addr) {
+					t.Errorf("%s: %+v, want %s ending at %#x", c.name, got[0], tr.Symbol, end)
+				}
+			}
+		})
 	}
 }

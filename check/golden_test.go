@@ -25,7 +25,18 @@ var update = flag.Bool("update", false, "rewrite testdata/variants.golden")
 // metric. testdata/variants.golden holds it (-update rewrites it); any
 // change in what the analysis reports shows up here.
 func TestEveryVariantGolden(t *testing.T) {
-	var b strings.Builder
+	const golden = "testdata/variants.golden"
+	var want []byte
+	if !*update {
+		var err error
+		if want, err = os.ReadFile(golden); err != nil {
+			t.Fatalf("%v (go test ./check -run TestEveryVariantGolden -update writes it)", err)
+		}
+	}
+	// b compares as it grows: the first variant whose report differs fails
+	// the test at once (a mutant of the analysis is caught in the time of
+	// the variants before it, not of all of them).
+	b := &goldenBuilder{t: t, golden: golden, want: string(want), check: !*update}
 	for _, a := range regs.Arches {
 		for _, v := range harness.VariantsOf(a, "") {
 			tr, err := harness.FromVariant(v)
@@ -33,7 +44,7 @@ func TestEveryVariantGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, sc := range []string{"default", "ret-args", "entry-args"} {
-				goldenCheck(t, &b, a, tr, sc, nil, false)
+				goldenCheck(t, b, a, tr, sc, nil, false)
 			}
 		}
 	}
@@ -45,7 +56,7 @@ func TestEveryVariantGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				goldenCheck(t, &b, a, tr, sc, nil, false)
+				goldenCheck(t, b, a, tr, sc, nil, false)
 			}
 		}
 	}
@@ -75,10 +86,9 @@ func TestEveryVariantGolden(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		goldenCheck(t, &b, arch, tr, "default", []string{"add", "fib"}, true)
+		goldenCheck(t, b, arch, tr, "default", []string{"add", "fib"}, true)
 	}
 	got := b.String()
-	const golden = "testdata/variants.golden"
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
@@ -88,30 +98,49 @@ func TestEveryVariantGolden(t *testing.T) {
 		}
 		return
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test ./check -run TestEveryVariantGolden -update writes it)", err)
+	b.compare(true)
+}
+
+// goldenBuilder is the golden text being built; compare fails the test at
+// the first line that differs from want.
+type goldenBuilder struct {
+	strings.Builder
+	t            *testing.T
+	golden, want string
+	check        bool
+}
+
+// compare fails at the first line of the text so far that differs from the
+// golden (whole: also when the golden has more).
+func (b *goldenBuilder) compare(whole bool) {
+	b.t.Helper()
+	got := b.String()
+	if !b.check || (!whole && strings.HasPrefix(b.want, got)) || (whole && got == b.want) {
+		return
 	}
-	if string(want) != got {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		for i := 0; i < max(len(wl), len(gl)); i++ {
-			var w, g string
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if w != g {
-				t.Fatalf("%s:%d differs:\n  want %s\n  got  %s", golden, i+1, w, g)
-			}
+	wl, gl := strings.Split(b.want, "\n"), strings.Split(got, "\n")
+	n := len(gl)
+	if whole {
+		n = max(len(wl), len(gl))
+	}
+	for i := 0; i < n; i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			b.t.Fatalf("%s:%d differs:\n  want %s\n  got  %s", b.golden, i+1, w, g)
 		}
 	}
+	b.t.Fatalf("%s: differs (%d bytes, want %d)", b.golden, len(got), len(b.want))
 }
 
 // goldenCheck checks tr under scenario sc on the workloads (nil: every
 // workload of the arch) and appends what it reports to b.
-func goldenCheck(t *testing.T, b *strings.Builder, a *regs.Arch, tr harness.Tramp, sc string, workloads []string, full bool) {
+func goldenCheck(t *testing.T, b *goldenBuilder, a *regs.Arch, tr harness.Tramp, sc string, workloads []string, full bool) {
 	t.Helper()
 	s, err := harness.FindUserSet(sc)
 	if err != nil {
@@ -134,4 +163,5 @@ func goldenCheck(t *testing.T, b *strings.Builder, a *regs.Arch, tr harness.Tram
 			fmt.Fprintf(b, "  %s %s %s %%%s x%d: %s\n", f.Severity, f.Kind, f.Slot, f.Register, f.Count, text)
 		}
 	}
+	b.compare(false)
 }

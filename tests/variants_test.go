@@ -260,6 +260,13 @@ func TestExactCosts(t *testing.T) {
 		"arm64/rth-retval":               {15, 4, 5, 80},
 		"arm64/rth-v7-draft":             {18, 4, 8, 112},
 		"arm64/rth-merged":               {15, 4, 5, 112},
+		// the -pg era (v4.19-v5.4): ftrace_caller reached from the nop'd
+		// bl _mcount after the prologue; the
+		// trampolines/arm64/mcount_v5.0.S twins are one instruction shorter.
+		"arm64/ftrace_caller-v5.0":              {16, 7, 1, 16},
+		"arm64/ftrace_caller-v4.19":             {16, 7, 1, 16},
+		"arm64/ftrace_caller-v5.0-wrong-parent": {15, 6, 1, 16},
+		"arm64/ftrace_caller-v5.0-wrong-fp":     {15, 6, 1, 16},
 		// arch_rethook_trampoline and its twins (the skip-callback ones
 		// never return: no cost per call, see below).
 		"x86_64/rethook":            {41, 17, 20, 184},
