@@ -36,7 +36,7 @@ type asmArch struct {
 }
 
 // asmArches lists the hooks of every supported architecture.
-var asmArches = []*asmArch{x86Asm, s390Asm, arm64Asm}
+var asmArches = []*asmArch{x86Asm, s390Asm, arm64Asm, riscv64Asm}
 
 // mustAsmArch returns the arch's hooks; it panics for an arch outside
 // regs.Arches, which only a programming error in this project can cause.

@@ -781,7 +781,7 @@ func linkerScript(a *regs.Arch, units []string, unitObjs map[string][]string, op
 	// boot; the unwinder here sorts them itself).
 	b.WriteString("  . = ALIGN(8);\n  .orc_unwind_ip : { __start_orc_unwind_ip = .; KEEP(*(.orc_unwind_ip)) __stop_orc_unwind_ip = .; }\n")
 	b.WriteString("  . = ALIGN(8);\n  .orc_unwind : { __start_orc_unwind = .; KEEP(*(.orc_unwind)) __stop_orc_unwind = .; }\n")
-	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_header .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .rela.* .iplt) }\n")
+	b.WriteString("  /DISCARD/ : { *(.note.* .comment .eh_frame .discard* .orc_header .altinstr* .static_call_sites .return_sites .call_sites .retpoline_sites .ibt_endbr_seal __ex_table .gnu.attributes .riscv.attributes .rela.* .iplt) }\n")
 	b.WriteString("}\n")
 	for i, h := range hosts {
 		fmt.Fprintf(&b, "PROVIDE(%s = %#x);\n", h, HostAddr(a, i))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/riscv64/riscv64asm"
 	"golang.org/x/arch/s390x/s390xasm"
 	"golang.org/x/arch/x86/x86asm"
 
@@ -146,6 +147,59 @@ func init() {
 				return "", false
 			}
 			_, ok := arm64FactsTable[x.Op]
+			return strings.ToLower(x.Op.String()), ok
+		},
+	}
+}
+
+func init() {
+	factsTestHooks[regs.RISCV64.Name] = factsHooks{
+		mnemonics: func() []string {
+			var out []string
+			for op := range riscv64FactsTable {
+				out = append(out, strings.ToLower(op.String()))
+			}
+			return out
+		},
+		corrupt: func(name string) func() {
+			for op, f := range riscv64FactsTable {
+				if strings.ToLower(op.String()) != name {
+					continue
+				}
+				bad := f
+				switch {
+				case f.mem == riscv64NoMem && f.flow == FlowTrap:
+					bad.flow = FlowNone
+				case f.mem == riscv64NoMem:
+					bad.flow = FlowTrap
+				case f.mem == riscv64Load:
+					bad.mem = riscv64Store
+				default:
+					bad.size = f.size + 1
+				}
+				riscv64FactsTable[op] = bad
+				return func() { riscv64FactsTable[op] = f }
+			}
+			panic("no riscv64 facts entry " + name)
+		},
+		key: func(code []byte) (string, bool) {
+			if len(code) < 2 || code[0]&3 == 3 && len(code) < 4 {
+				return "", false
+			}
+			if code[0] == 0 && code[1] == 0 {
+				return "unimp", true // decoded before the table
+			}
+			if code[0]&3 == 3 {
+				switch uint32(code[0]) | uint32(code[1])<<8 | uint32(code[2])<<16 | uint32(code[3])<<24 {
+				case 0x30200073, 0x10200073, 0x10500073:
+					return "mret/sret/wfi", true // decoded before the table
+				}
+			}
+			x, err := riscv64asm.Decode(code)
+			if err != nil {
+				return "", false
+			}
+			_, ok := riscv64FactsTable[x.Op]
 			return strings.ToLower(x.Op.String()), ok
 		},
 	}

@@ -135,6 +135,47 @@ func FuzzDisassembleARM64(f *testing.F) {
 	})
 }
 
+func FuzzDisassembleRISCV64(f *testing.F) {
+	im := fuzzImage(f, regs.RISCV64)
+	for _, u := range im.Units {
+		code := im.Bytes(u.Start, int(u.End-u.Start))
+		f.Add(code, u.Start)
+		f.Add(code[len(code)/3:], u.Start+uint64(len(code)/3))
+	}
+	f.Add([]byte{}, uint64(0))
+	f.Add([]byte{0x97, 0x02, 0x00}, uint64(0))                        // a cut auipc t0
+	f.Add([]byte{0x00, 0x00}, uint64(0xffffffff80000000))             // the illegal halfword
+	f.Add([]byte{0x73, 0x00, 0x20, 0x30}, uint64(0))                  // mret
+	f.Add([]byte{0xef, 0xf0, 0xdf, 0xff}, uint64(0))                  // jal backwards past 0
+	f.Add([]byte{0x82, 0x80}, uint64(0))                              // c.jr ra (compressed)
+	f.Add([]byte{0xaf, 0x32, 0x00, 0x10}, uint64(0xfffffffffffffff0)) // lr.d t0, (zero)
+	f.Fuzz(func(t *testing.T, code []byte, pc uint64) {
+		if len(code) > 16 {
+			code = code[:16]
+		}
+		in, err := asm.NewDisassembler(regs.RISCV64, nil).Decode(code, pc)
+		if err != nil {
+			return
+		}
+		switch {
+		case in.Len != 4 && in.Len != 2 || len(code) < in.Len:
+			t.Fatalf("riscv64 length %d for % x", in.Len, code)
+		case in.Addr != pc || string(in.Bytes) != string(code[:in.Len]):
+			t.Fatalf("Addr %#x Bytes % x for pc %#x code % x", in.Addr, in.Bytes, pc, code)
+		case in.Text == "" || in.Op == "":
+			t.Fatalf("empty text or mnemonic for % x", code)
+		case !in.MemKnown && len(in.Mem) > 0:
+			t.Fatalf("%s: memory operands %+v without memory facts", in.Text, in.Mem)
+		}
+		n := len(regs.RISCV64.Regs)
+		for _, r := range in.Mem {
+			if r.Base < -1 || r.Base >= n || r.Index < -1 || r.Index >= n || r.Scale < 1 || r.Size < 1 || r.Load == r.Store {
+				t.Fatalf("%s: memory operand %+v outside the register file or without a size and one direction", in.Text, r)
+			}
+		}
+	})
+}
+
 func FuzzLoadELF(f *testing.F) {
 	// Go's byte minimiser is quadratic in the input length: on inputs the
 	// size of the ELF seeds (9 KB) minimising one new-coverage input would

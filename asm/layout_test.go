@@ -22,8 +22,9 @@ func TestUnitOffsetsAndFunctionAlignment(t *testing.T) {
 		{regs.X86_64, "RET", true},
 		{regs.S390X, "BR_EX %r14", false},
 		{regs.ARM64, "ret", false},
+		{regs.RISCV64, "ret", false},
 	} {
-		if len(regs.Arches) != 3 {
+		if len(regs.Arches) != 4 {
 			t.Fatalf("regs.Arches has %d arches: add the new one here", len(regs.Arches))
 		}
 		t.Run(c.arch.Name, func(t *testing.T) {

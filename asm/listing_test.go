@@ -79,6 +79,13 @@ func TestListingGolden(t *testing.T) {
 			"stp x29, x30, [sp, #-16]!",
 			"ret x9",
 		}},
+		{regs.RISCV64, []string{
+			"auipc ra,0xf00",
+			"jalr -52(ra)",
+			"<listing_call>:",
+			"sd t0,0(sp)",
+			"jr t0",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name, func(t *testing.T) {

@@ -224,6 +224,13 @@ func runObjdump(t *testing.T, a *regs.Arch, im *asm.Image) []objdumpLine {
 //  7. arm64: an adrp page objdump names by the nearest symbol below it in
 //     any section ("<trampemu_direct_hook+0x10fffb0>"), where we name none:
 //     the name must resolve to the address, and is dropped.
+//  8. riscv64: objdump's trailing "# addr <sym>" comment (the address an
+//     auipc/lui pair or an addi/ld/jalr after it computes, riscv-dis.c
+//     maybe_print_address) is dropped: we decode one instruction at a time.
+//  9. riscv64: objdump (binutils 2.40) spells the immediate forms add,
+//     addw, and, or, xor, sll, srl, sra, csrrw, csrrs and csrrc without
+//     their "i" when the last operand is a number; we print the base ISA's
+//     mnemonic (addi, ..., csrrci), so objdump's is given the "i".
 //
 // Anything else that differs is reported as a mismatch.
 
@@ -240,6 +247,8 @@ var objdumpAliases = []struct {
 		"68 imm32 of arch_rethook_trampoline's fake return address: objdump prints the sign-extended 64-bit value, x86asm the signed immediate"},
 	{"arm64", "mrs x1, spsel", "mrs x1, s3_0_c4_c2_0",
 		"SPSel (arch_rethook_trampoline's saved PSTATE): arm64asm has no name for the system register and prints its encoding"},
+	{"riscv64", ".2byte 0x0", "unimp",
+		"the all-zero halfword (padding after the code): objdump prints it as data, we decode the defined-illegal instruction the CPU traps on"},
 	{"arm64", ".word 0x00000000", "udf #0",
 		"a zero word of a literal pool in .text: objdump prints data after a $d mapping symbol, the CPU (and we) decode udf #0"},
 }
@@ -292,6 +301,10 @@ func resolve(im *asm.Image, s string) (uint64, bool) {
 	return addr, true
 }
 
+// riscvImmAliasRE matches objdump's riscv64 immediate forms spelled
+// without "i" (step 9): the mnemonic, then operands ending in a number.
+var riscvImmAliasRE = regexp.MustCompile(`^(add|addw|and|or|xor|sll|srl|sra|csrrw|csrrs|csrrc)( \S+,-?(?:0x[0-9a-f]+|[0-9]+))$`)
+
 // normalise turns objdump's text into the text we must print (steps 2-4);
 // a non-empty problem means the symbol annotations cannot agree.
 func normalise(a *regs.Arch, im *asm.Image, objdump, ours string, used map[int]int) (want, problem string) {
@@ -312,6 +325,20 @@ func normalise(a *regs.Arch, im *asm.Image, objdump, ours string, used map[int]i
 		// condition's other names) is dropped.
 		if i := strings.Index(want, " //"); i >= 0 {
 			want = want[:i]
+		}
+	}
+	if a.Name == "riscv64" {
+		// Step 8: the "# addr <sym>" comment is dropped.
+		if i := strings.Index(want, " #"); i >= 0 {
+			want = want[:i]
+		}
+		// Step 9: the immediate forms get their "i".
+		if m := riscvImmAliasRE.FindStringSubmatch(want); m != nil {
+			if m[1] == "addw" {
+				want = "addiw" + m[2]
+			} else {
+				want = m[1] + "i" + m[2]
+			}
 		}
 	}
 	ws, gs := symTargetRE.FindAllStringSubmatchIndex(want, -1), symTargetRE.FindAllStringSubmatch(ours, -1)

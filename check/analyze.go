@@ -472,7 +472,7 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 				fmt.Sprintf("%#x -> %#x%s", inv.Before[i], inv.After[i], clobberNote(inv, i, inv.After[i])))
 		}
 	}
-	if a.Link >= 0 {
+	if a.Link >= 0 && !(z.role == trampolines.Exit && z.conv.exitLinkFree) {
 		want := z.conv.parentIP(inv)
 		if inv.HasLink {
 			want = inv.WantLink
@@ -631,7 +631,7 @@ func (z *analyzer) graphFunc(inv *harness.Invocation, hc *harness.HostCall) {
 	if !hc.HasGraphFunc || inv.EntryRet == 0 {
 		return
 	}
-	insn := uint64(z.a.McountInsnSize)
+	insn := z.back()
 	ip := inv.EntryRet - insn
 	for _, m := range inv.IPMods {
 		if hc.GraphFunc == m.To-insn {
@@ -695,11 +695,18 @@ func chainText(chain []uint64, caller uint64) string {
 	return s
 }
 
+// back is how far the ip the entry hands the callbacks is before where it
+// returns to, for the call-site form the entry is reached from
+// (ftrace.SiteForm.Back: MCOUNT_INSN_SIZE for the usual forms).
+func (z *analyzer) back() uint64 {
+	return ftrace.MustOps(z.a).Form(string(z.s.Setup.Entry.Site())).Back()
+}
+
 // callbackArgs: ftrace_ops_list_func(ip, parent_ip, op, fregs); a -pg
 // entry's callbacks get (ip, parent_ip) only (no ARCH_SUPPORTS_FTRACE_OPS).
 func (z *analyzer) callbackArgs(inv *harness.Invocation, hc *harness.HostCall) {
 	a := z.a
-	ip := inv.EntryRet - uint64(a.McountInsnSize)
+	ip := inv.EntryRet - z.back()
 	parent := z.conv.parentIP(inv)
 	args := []struct {
 		name string

@@ -562,12 +562,14 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				inv.After[a.Link] = inv.WantLink
 				expectFindings(t, analyzeHand(t, s, b))
 			})
-			run("link register after the exit", func(t *testing.T) {
-				inv, s := handExit(t, a)
-				inv.After[a.Link] = inv.WantPC + 4
-				expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(exitInfo(a, conv), want{kind: Clobber, reg: a.Regs[a.Link].Name,
-					message: fmt.Sprintf("%%%s is not the return address the traced code needs (first seen: %s, want %s)", a.Regs[a.Link].Name, hex(inv.WantPC+4), hex(inv.WantPC))})...)
-			})
+			if !conv.exitLinkFree { // riscv64: "jalr a2" writes ra, which carries nothing after a return
+				run("link register after the exit", func(t *testing.T) {
+					inv, s := handExit(t, a)
+					inv.After[a.Link] = inv.WantPC + 4
+					expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(exitInfo(a, conv), want{kind: Clobber, reg: a.Regs[a.Link].Name,
+						message: fmt.Sprintf("%%%s is not the return address the traced code needs (first seen: %s, want %s)", a.Regs[a.Link].Name, hex(inv.WantPC+4), hex(inv.WantPC))})...)
+				})
+			}
 			if conv.directLink != nil {
 				run("link register into a direct trampoline", func(t *testing.T) {
 					inv, b, s := entry(t)

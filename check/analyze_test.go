@@ -241,6 +241,11 @@ func TestKeptSetsFromABIRoles(t *testing.T) {
 		"exit":     {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29"},
 		"volatile": {"x8"},
 	}
+	want[regs.RISCV64.Name] = map[string][]string{
+		"entry": {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "gp", "tp",
+			"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"},
+		"exit": {"a0", "a1", "gp", "tp", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"},
+	}
 	for _, a := range regs.Arches {
 		conv, err := conventionOf(a)
 		if err != nil {

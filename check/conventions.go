@@ -62,6 +62,10 @@ type convention struct {
 	// where the traced function continues, x9 its lr); nil: as for a
 	// return into the traced function.
 	directLink func(inv *harness.Invocation) uint64
+	// exitLinkFree: the link register carries nothing after a return, so
+	// an exit may leave any value in it (riscv64: return_to_handler
+	// returns with "jalr a2", which writes ra).
+	exitLinkFree bool
 	// callAlign is the alignment sp must have at a call into C (0: 8).
 	callAlign uint64
 	// spAlign, when set, is the alignment sp must have at every

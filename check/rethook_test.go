@@ -26,6 +26,11 @@ func TestRethookTrampolines(t *testing.T) {
 			"rethook-skip-callback": {kind: Control, words: "instruction limit"}, "rethook-unbalanced": {kind: Control, words: "did not return where it should"}},
 		"arm64": {"rethook": {ok: true}, "rethook-drop-x19": {kind: StaleRead, words: "x19"},
 			"rethook-skip-callback": {kind: Control, words: "instruction limit"}, "rethook-unbalanced": {kind: Stack, words: "sp not restored"}},
+		// riscv64's kernel variant writes no PT_SP (rethook_trampoline.S
+		// b57c2f124098 to torvalds/linux@03c11eb3b16d): the handler that
+		// reads every register of the pt_regs reads a stale sp.
+		"riscv64": {"rethook": {kind: StaleRead, words: "sp"}, "rethook-drop-s1": {kind: StaleRead, words: "s1"},
+			"rethook-skip-callback": {kind: Control, words: "instruction limit"}, "rethook-unbalanced": {kind: Stack, words: "sp not restored"}},
 	}
 	// The exact cost of the kernel variant: instructions and stores per run
 	// (the x86-64 count matches the step list: 41 instructions, 19 pushes
@@ -78,6 +83,11 @@ func TestRethookTrampolines(t *testing.T) {
 	}
 }
 
+// noRethookYet are the arches whose arch_rethook_trampoline is not in
+// the registry yet: riscv64's (arch/riscv/kernel/probes/rethook_trampoline.S)
+// is the rethook part of issue 17, outside the core port.
+var noRethookYet = map[string]bool{"riscv64": true}
+
 // TestRethookExactUnhooked: the two counts of arch_rethook_trampoline
 // agree on every arch; on s390x only after the mvc that copies the psw,
 // which Unicorn's memory hooks do not see, is added from its facts (one
@@ -85,6 +95,9 @@ func TestRethookTrampolines(t *testing.T) {
 func TestRethookExactUnhooked(t *testing.T) {
 	want := map[string]ExactCosts{"s390x": {Loads: 1, Stores: 1, LoadBytes: 16, StoreBytes: 16}}
 	for _, a := range regs.Arches {
+		if noRethookYet[a.Name] {
+			continue
+		}
 		v, err := harness.FindVariant(a, trampolines.Rethook, "rethook")
 		if err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ func unvisitedOf(r Result) []Finding {
 func TestInterruptModelSaysWhatItDidNotVisit(t *testing.T) {
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
-			v, err := harness.FindVariant(a, "", "rth-merged")
+			v, err := harness.FindVariant(a, "", mergedExit(a))
 			if err != nil {
 				t.Fatal(err)
 			}

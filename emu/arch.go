@@ -42,6 +42,10 @@ type machineArch struct {
 	// one address to another. nil: C writes every clobbered register.
 	clobberCode func(regs []int, vals []uint64) []byte
 	jump        func(from, to uint64) []byte
+	// trapAsInvalid: Unicorn stops a trap instruction with
+	// UC_ERR_INSN_INVALID instead of an interrupt (riscv64 ebreak); Run
+	// then reports a trap when the instruction at pc decodes as one.
+	trapAsInvalid bool
 	// guardCode hooks the instructions of the code [lo, hi) that Unicorn
 	// would not fault on as the CPU does (s390x: an lpswe of an invalid
 	// PSW mask); nil: none.
@@ -58,7 +62,7 @@ type machineArch struct {
 func (h *machineArch) clobberFlags(v uint64) uint64 { return (v ^ h.flagsXor) | h.flagsOr }
 
 // machineArches lists the hooks of every supported architecture.
-var machineArches = []*machineArch{x86Machine, s390Machine, arm64Machine}
+var machineArches = []*machineArch{x86Machine, s390Machine, arm64Machine, riscv64Machine}
 
 // machineArchOf returns the hooks of the arch, or an error naming it.
 func machineArchOf(a *regs.Arch) (*machineArch, error) {

@@ -2,7 +2,6 @@ package emu
 
 import (
 	"testing"
-
 	"trampemu/regs"
 )
 

@@ -103,6 +103,7 @@ func (e *Error) Error() string {
 			for _, l := range strings.Split(a.FormatRegs(&e.Regs), "\n") {
 				b.WriteString("    " + l + "\n")
 			}
+			break
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"testing"
+	"trampemu/regs"
 
 	"trampemu/asm"
-	"trampemu/regs"
 )
 
 // exactPrograms are hand-counted: instructions, loads and stores (implicit
@@ -65,6 +65,23 @@ SYM_CODE_START(done)
 	nop
 SYM_CODE_END(done)
 `, ExactCount{Instructions: 6, Loads: 2, Stores: 2, LoadBytes: 24, StoreBytes: 24}},
+	"riscv64": {`
+	.text
+SYM_FUNC_START(exact_start)
+	addi	sp, sp, -16		/* no access */
+	sd	ra, 8(sp)		/* store 8 */
+	sw	a0, 0(sp)		/* store 4 */
+	lw	a1, 0(sp)		/* load 4 */
+	ld	ra, 8(sp)		/* load 8 */
+	addi	sp, sp, 16		/* no access */
+	ret
+exact_end:
+	nop
+SYM_FUNC_END(exact_start)
+SYM_CODE_START(done)
+	nop
+SYM_CODE_END(done)
+`, ExactCount{Instructions: 7, Loads: 2, Stores: 2, LoadBytes: 12, StoreBytes: 12}},
 }
 
 func TestExactCounterCountsByHand(t *testing.T) {

@@ -100,7 +100,7 @@ type Machine struct {
 // map mapped (host-backed memory, zeroed).
 func New(a *regs.Arch) (*Machine, error) {
 	if regs.NumRegs != C.TM_NREGS || len(a.Regs) > regs.NumRegs || len(a.Regs) == 0 ||
-		a.PC < 0 || a.PC >= len(a.Regs) || a.Flags < 0 || a.Flags >= len(a.Regs) || len(a.Regs) > 64 {
+		a.PC < 0 || a.PC >= len(a.Regs) || a.Flags < -1 || a.Flags >= len(a.Regs) || len(a.Regs) > 64 {
 		return nil, fmt.Errorf("emu: %s tracks %d registers (pc %d, flags %d); the C side holds %d (regs.NumRegs %d)",
 			a.Name, len(a.Regs), a.PC, a.Flags, C.TM_NREGS, regs.NumRegs)
 	}
@@ -492,6 +492,11 @@ func (m *Machine) Run(entry, until uint64, opt RunOptions) error {
 	switch {
 	case uerr != C.UC_ERR_OK:
 		e.Kind, e.Detail = faultKind(uerr), ucErr(uerr)
+		if e.Kind == KindInvalid && m.hooks.trapAsInvalid {
+			if in, _, ok, err := m.insnAt(pc); ok && err == nil && in.Flow == asm.FlowTrap {
+				e.Kind, e.Detail = KindTrap, in.Op+" (Unicorn: "+ucErr(uerr)+")"
+			}
+		}
 		if m.c.fault_type != 0 {
 			e.Addr, e.Size, e.HasAddr = uint64(m.c.fault_addr), int(m.c.fault_size), true
 		}

@@ -132,7 +132,8 @@ func TestClobberLeavesPatternInVolatileRegisters(t *testing.T) {
 			ins, _ := asm.Listing(m.Image, asm.ForImage(m.Image), start, start+32)
 			var after1 uint64
 			for _, in := range ins {
-				if in.Flow == asm.FlowCall {
+				// riscv64's call is auipc ra + jalr ra (an indirect call).
+				if in.Flow == asm.FlowCall || in.Flow == asm.FlowIndirectCall {
 					after1 = in.Addr + uint64(in.Len)
 					break
 				}
@@ -170,10 +171,10 @@ func TestFaultsAreErrors(t *testing.T) {
 		kind Kind
 		insn map[string]string // arch -> substring of the disassembly
 	}{
-		{"bad_read", KindFault, map[string]string{"x86_64": "mov 0x1000", "s390x": "lg %r2,0(%r1)", "arm64": "ldr x0, [x1]"}},
-		{"bad_write", KindFault, map[string]string{"x86_64": "mov %rax,0x1000", "s390x": "stg %r2,0(%r1)", "arm64": "str x0, [x1]"}},
-		{"bad_insn", KindInvalid, map[string]string{"x86_64": "ud2", "s390x": ".short 0x0000", "arm64": "udf"}},
-		{"spin", KindLimit, map[string]string{"x86_64": "jmp", "s390x": "j", "arm64": "b "}},
+		{"bad_read", KindFault, map[string]string{"x86_64": "mov 0x1000", "s390x": "lg %r2,0(%r1)", "arm64": "ldr x0, [x1]", "riscv64": "ld a0,0(a1)"}},
+		{"bad_write", KindFault, map[string]string{"x86_64": "mov %rax,0x1000", "s390x": "stg %r2,0(%r1)", "arm64": "str x0, [x1]", "riscv64": "sd a0,0(a1)"}},
+		{"bad_insn", KindInvalid, map[string]string{"x86_64": "ud2", "s390x": ".short 0x0000", "arm64": "udf", "riscv64": "unimp"}},
+		{"spin", KindLimit, map[string]string{"x86_64": "jmp", "s390x": "j", "arm64": "b ", "riscv64": "j "}},
 	}
 	for _, a := range regs.Arches {
 		for _, c := range cases {

@@ -104,7 +104,7 @@ typedef struct tm {
 	int reg_ids[TM_NREGS];
 	int nregs;                // registers the arch tracks (<= TM_NREGS)
 	int pc_index;             // index of the program counter in regs
-	int flags_index;          // index of the flags / PSW mask / NZCV in regs
+	int flags_index;          // index of the flags / PSW mask / NZCV in regs, -1: none (riscv64)
 	uint64_t regs[TM_NREGS];  // register batch, valid inside Go callbacks
 	uint64_t dirty;           // registers Go wrote during a callback (bit i: regs[i])
 	uint64_t valid;           // registers of regs[] read from the engine for the current callback

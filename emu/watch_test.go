@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"trampemu/regs"
 
 	"trampemu/asm"
-	"trampemu/regs"
 )
 
 // Every watch event carries the guest word at WatchOptions.Tag as it was

@@ -53,6 +53,13 @@ type ArchOps struct {
 	// MakeCall encodes the enabled call site at site calling target
 	// (ftrace_make_call).
 	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// UsualSite names the form of the fields above where the arch had
+	// several (riscv64: "t0"); "" for an arch with one form.
+	UsualSite string
+	// SiteForms are the arch's other call-site forms by name
+	// (trampolines.CallSite; riscv64's eras), each with its own NopSite and
+	// MakeCall; the fields above are the usual form.
+	SiteForms map[string]*SiteForm
 	// ModifyCall re-encodes the call already at site (old) to call target,
 	// keeping its form (ftrace_update_ftrace_func on ftrace_call).
 	ModifyCall func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
@@ -73,6 +80,10 @@ type ArchOps struct {
 	EnableGraph func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// GraphOldLen is how many bytes of the old branch EnableGraph looks at.
 	GraphOldLen int
+	// GraphAlsoSites are further graph calls patched like GraphSite where
+	// the image has them (riscv64 v5.11-v6.7: ftrace_graph_regs_call in
+	// ftrace_regs_caller).
+	GraphAlsoSites []string
 	// GraphFunc is the arch's ftrace_graph_func body: hook the traced
 	// function's return address in fregs (the core is the frame's user).
 	GraphFunc func(k *Kernel, ip uint64, fregs *regs.Frame)
@@ -120,6 +131,53 @@ type ArchOps struct {
 	RethookCallback func(k *Kernel, p *regs.Frame) (ret uint64, returns bool, err error)
 }
 
+// SiteForm is one form of an arch's traced call site where the arch had
+// more than one (riscv64: arch/riscv/kernel/ftrace.c of each era): how
+// the site is disabled and enabled, and where the trampoline finds itself
+// entered from.
+type SiteForm struct {
+	// Arch is the arch the form is of (set by ArchOps.Form).
+	Arch *regs.Arch
+	// NopSite is the disabled site (ftrace_make_nop).
+	NopSite []byte
+	// MakeCall encodes the enabled site (ftrace_make_call).
+	MakeCall func(a *regs.Arch, site, target uint64) ([]byte, error)
+	// RecIP is rec->ip, the ip the entry hands the callbacks and the
+	// filters hold, as an offset from the site (riscv64 v6.16 jalr-only:
+	// 4, the jalr).
+	RecIP uint64
+	// Return is where the entry trampoline returns to, as an offset from
+	// the site (MCOUNT_INSN_SIZE for the arches' usual forms; riscv64
+	// v5.11-v6.2: 12, the "ld ra" after the jalr).
+	Return uint64
+	// Define, when set, is the preprocessor name the workloads are built
+	// with for the form (its NOP area: riscv64 v5.11-v6.2 has 16 bytes).
+	Define string
+}
+
+// Back is how far the ip the entry hands the callbacks is before the
+// address it returns to (Return - RecIP).
+func (f SiteForm) Back() uint64 { return f.Return - f.RecIP }
+
+// Form returns the site form named name (trampolines.CallSite), or the
+// arch's usual one (its own NopSite and MakeCall) for "" or a name the
+// arch does not list.
+func (o *ArchOps) Form(name string) SiteForm {
+	if f, ok := o.SiteForms[name]; ok && name != "" {
+		g := *f
+		g.Arch = o.Arch
+		return g
+	}
+	return SiteForm{Arch: o.Arch, NopSite: o.NopSite, MakeCall: o.MakeCall, Return: uint64(o.Arch.McountInsnSize)}
+}
+
+// HasForm reports whether the arch models the site form name ("" and
+// UsualSite are the usual one).
+func (o *ArchOps) HasForm(name string) bool {
+	_, ok := o.SiteForms[name]
+	return name == "" || name == o.UsualSite || ok
+}
+
 // SiteAt reports whether a call site may sit off bytes into its function
 // (pg: gcc's -pg call site, PgSiteOffsets).
 func (o *ArchOps) SiteAt(pg bool, off uint64) bool {
@@ -151,7 +209,7 @@ func (o *ArchOps) Provided() []string {
 }
 
 // archOps lists the hooks of every supported architecture.
-var archOps = []*ArchOps{x86Ops, s390Ops, arm64Ops}
+var archOps = []*ArchOps{x86Ops, s390Ops, arm64Ops, riscv64Ops}
 
 // OpsOf returns the arch's hooks, or an error naming the arch.
 func OpsOf(a *regs.Arch) (*ArchOps, error) {

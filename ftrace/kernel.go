@@ -279,6 +279,9 @@ const (
 	// ftrace: always pass instrumented pc in x0", Mark Rutland, v5.0
 	// merge window; the v5.0 files read: figozhang/runninglinuxkernel_5.0
 	// @875e3166701d).
+	// riscv64 v5.11-v6.7 (arch/riscv/kernel/ftrace.c) has the same
+	// prepare_ftrace_return; both: function_graph_enter(*parent,
+	// self_addr, frame_pointer, parent), *parent = return_to_handler on 0.
 	PrepareParentIPFP
 )
 
@@ -288,6 +291,9 @@ const (
 type PrepareCall struct {
 	Func, Ret uint64
 	Returns   bool
+	// Slot is the parent pointer of the ABIs that hook through one
+	// ((ip, &parent, fp), riscv64's (&parent, ip, fp)), 0 otherwise.
+	Slot uint64
 }
 
 // PrepareFtraceReturn is prepare_ftrace_return in the given ABI; args
@@ -296,13 +302,16 @@ func (k *Kernel) PrepareFtraceReturn(abi PrepareABI, args [3]uint64) (PrepareCal
 	switch abi {
 	case PrepareIPParentFP:
 		k.PrepareFtraceReturnX86(args[0], args[1], args[2])
-		return PrepareCall{Func: args[0]}, nil
-	case PrepareParentIPFP:
-		k.PrepareFtraceReturnX86(args[1], args[0], args[2])
-		return PrepareCall{Func: args[1]}, nil
+		return PrepareCall{Func: args[0], Slot: args[1]}, nil
 	case PrepareRaSpIP:
 		ret := k.PrepareFtraceReturnS390(args[0], args[1], args[2])
 		return PrepareCall{Func: args[2] - uint64(k.Arch.McountInsnSize), Ret: ret, Returns: true}, nil
+	case PrepareParentIPFP:
+		parent, ip, fp := args[0], args[1], args[2]
+		if k.Graph.Enter(k.Mem.ReadWord(parent), ip, fp, parent, nil) {
+			k.Mem.WriteWord(parent, k.RTH)
+		}
+		return PrepareCall{Func: ip, Slot: parent}, nil
 	case PrepareParentIP:
 		// arch/s390/kernel/ftrace.c v4.19: ip -= MCOUNT_INSN_SIZE;
 		// function_graph_enter(parent, ip, 0, NULL).

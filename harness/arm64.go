@@ -97,21 +97,29 @@ func arm64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []ui
 }
 
 // arm64FrameRecords walks the frame records from x29 at a host call into
-// out as pairs: each record's address, then its lr ({fp0, lr0, fp1, lr1,
-// ...}; fp1 is the word at fp0); the walk stops after a record outside the
-// stack, one that does not go up, or the final one (next fp 0), whose
-// address ends the list with lr 0.
+// out as pairs (frameRecords): arm64's record {fp, lr} is at the frame
+// pointer itself.
 func arm64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
+	return frameRecords(h, out, loads, r[h.Arch.FP], 0)
+}
+
+// frameRecords walks frame records {next fp, return address}, each at
+// its frame pointer + at, from fp into out as pairs: each record's frame
+// pointer, then its return address ({fp0, lr0, fp1, lr1, ...}; fp1 is the
+// word at fp0 + at); the walk stops after a record outside the stack, one
+// that does not go up, or the final one (next fp 0), whose frame pointer
+// ends the list with lr 0.
+func frameRecords(h *Harness, out []uint64, loads []Access, fp uint64, at int64) ([]uint64, []Access) {
 	a := h.Arch
-	fp := r[a.FP]
 	for i := 0; i < 1024; i++ {
-		b := h.M.Mem(fp, 16)
-		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(fp) {
+		rec := fp + uint64(at)
+		b := h.M.Mem(rec, 16)
+		if b == nil || fp%8 != 0 || !a.Memory.Stack.Contains(rec) {
 			return append(out, fp, 0), loads
 		}
 		next, lr := a.Word(b), a.Word(b[8:])
 		out = append(out, fp, lr)
-		loads = append(loads, Access{Addr: fp, Size: 16, Load: true})
+		loads = append(loads, Access{Addr: rec, Size: 16, Load: true})
 		if next == 0 || next <= fp {
 			if next != 0 {
 				out = append(out, next, 0)

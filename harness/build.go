@@ -100,6 +100,9 @@ func (s Setup) Build() (*asm.Image, error) {
 // the trampolines define what the harness needs.
 func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	a := s.Arch
+	if site := s.Entry.Site(); !ftrace.MustOps(a).HasForm(string(site)) {
+		return nil, fmt.Errorf("%s is reached from the %q call site of its era, which the tool does not model on %s (riscv64 v5.11-v6.2: \"sd ra,-8(sp); auipc ra; jalr ra; ld ra,-8(sp)\"): check a later era's file, or give --kernel v6.3 to judge the code as the t0-based site's", s.Entry.Name, site, a.Name)
+	}
 	wl, err := fs.ReadFile(trampolines.Files, "workloads/"+a.Name+".S")
 	if err != nil {
 		return nil, err
@@ -137,10 +140,13 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 		r.Unit = runtimeUnit
 		srcs = append(srcs, r)
 	}
-	var wlDefs map[string]string
+	wlDefs := map[string]string{}
 	if s.Entry.Pg() {
 		// the -pg call site (trampolines/workloads/arm64.S)
-		wlDefs = map[string]string{"TRAMPEMU_PG_SITE": "1"}
+		wlDefs["TRAMPEMU_PG_SITE"] = "1"
+	}
+	if d := s.Form().Define; d != "" {
+		wlDefs[d] = ""
 	}
 	srcs = append(srcs, asm.Source{Name: "trampolines/workloads/" + a.Name + ".S", Text: wl, Unit: workloadsUnit, Defines: wlDefs})
 	im, err := asm.Build(opt, srcs...)

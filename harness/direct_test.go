@@ -17,7 +17,9 @@ func TestDirectCallsData(t *testing.T) {
 		"arm64/ftrace_regs_caller-v6.1": true, "arm64/ftrace_caller-v5.10": true, "arm64/ftrace_regs_caller-v5.10": true,
 		"arm64/ftrace_caller-v5.0": true, "arm64/ftrace_caller-v4.19": true, "arm64/ftrace_caller-v5.0-wrong-parent": true,
 		"arm64/ftrace_caller-v5.0-wrong-fp": true,
-		"s390x/ftrace_caller-v4":            true}
+		"s390x/ftrace_caller-v4":            true,
+		// riscv64 direct calls came with v6.8 (196c79f19a92).
+		"riscv64/ftrace_caller-v6.7": true, "riscv64/ftrace_regs_caller-v6.7": true}
 	direct, _ := FindUserSet("direct")
 	for _, a := range regs.Arches {
 		for _, v := range VariantsOf(a, trampolines.Entry) {

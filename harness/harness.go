@@ -56,9 +56,12 @@ type Options struct {
 
 // Site is a traced function's call site.
 type Site struct {
-	Addr   uint64 // the call site (ip passed to callbacks)
+	Addr uint64 // the call site
+	// IP is rec->ip, the ip passed to callbacks and held by the filters:
+	// Addr, or past it in a site form with another (ftrace.SiteForm.RecIP).
+	IP     uint64
 	Func   string // the function's symbol
-	Resume uint64 // Addr + MCOUNT_INSN_SIZE
+	Resume uint64 // where the entry trampoline returns to (Addr + MCOUNT_INSN_SIZE)
 }
 
 // Harness is a machine with one pairing loaded and the kernel stand-ins
@@ -251,7 +254,8 @@ func (h *Harness) init() error {
 			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).Offsets(pg))
 		}
 		h.siteByAddr[addr] = len(h.Sites)
-		h.Sites = append(h.Sites, Site{Addr: addr, Func: name, Resume: addr + uint64(a.McountInsnSize)})
+		form := h.Setup.Form()
+		h.Sites = append(h.Sites, Site{Addr: addr, IP: addr + form.RecIP, Func: name, Resume: addr + form.Return})
 	}
 
 	// The ops pointer the trampolines load, and the callback call sites.
@@ -369,7 +373,7 @@ func (h *Harness) Enable(funcs ...string) error {
 		if len(funcs) > 0 && !want[s.Func] {
 			continue
 		}
-		p, err := sitePatch(h.Arch, s.Addr, target)
+		p, err := sitePatch(h.Setup.Form(), s.Addr, target)
 		if err != nil {
 			return fmt.Errorf("enabling %s: %w", s.Func, err)
 		}
@@ -392,7 +396,7 @@ func (h *Harness) Enable(funcs ...string) error {
 // Disable restores every call site to its NOP.
 func (h *Harness) Disable() error {
 	for _, s := range h.Sites {
-		if err := h.M.PatchCode(s.Addr, ftrace.MustOps(h.Arch).NopSite); err != nil {
+		if err := h.M.PatchCode(s.Addr, h.Setup.Form().NopSite); err != nil {
 			return err
 		}
 	}
@@ -410,11 +414,11 @@ func (h *Harness) enableGraphPath() error {
 	case trampolines.GraphViaOps:
 		return h.K.EnableGraphViaOps()
 	case trampolines.GraphViaCaller:
-		p, err := graphCallerPatch(h.Setup, h.Image)
+		ps, err := graphCallerPatches(h.Setup, h.Image)
 		if err != nil {
 			return err
 		}
-		return h.apply([]Patch{p})
+		return h.apply(ps)
 	}
 	return nil
 }
@@ -444,6 +448,9 @@ func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 		op, fregs = h.K.FunctionTraceOp, 0
 	}
 	h.Dispatches++
+	if h.Setup.Entry.NoRegs() {
+		fregs = 0 // the entry's ABI block: no registers for the ops (Tramp.NoRegs)
+	}
 	h.noteHostCall(HostOpsListFunc, fregs, h.Setup.Entry.FrameLayout(h.Arch))
 	if inv := h.inv; inv != nil {
 		inv.Func = ip
@@ -491,12 +498,7 @@ func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
 func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 	h.Prepares++
 	hc := h.noteHostCall(HostPrepareFtraceRet, 0, nil)
-	abi := h.Setup.Entry.PrepareABI(h.Arch)
-	parent := m.Arg(1)
-	if abi == ftrace.PrepareParentIPFP {
-		parent = m.Arg(0)
-	}
-	pc, err := h.K.PrepareFtraceReturn(abi, [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
+	pc, err := h.K.PrepareFtraceReturn(h.Setup.Entry.PrepareABI(h.Arch), [3]uint64{m.Arg(0), m.Arg(1), m.Arg(2)})
 	if err != nil {
 		return err
 	}
@@ -504,11 +506,12 @@ func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 		hc.GraphFunc, hc.HasGraphFunc = pc.Func, true
 	}
 	if !pc.Returns {
-		// (ip, &parent, fp): on an arch with a link register parent is
-		// the saved lr slot the entry reloads it from (arm64 pt_regs
-		// regs[30]), where the graph entry put return_to_handler.
-		if hc != nil && h.hooks.linkSlot != "" && !h.Setup.Entry.Pg() {
-			h.inv.WantLink, h.inv.HasLink = m.ReadWord(parent), true
+		// (ip, &parent, fp), riscv64's (&parent, ip, fp): on an arch with
+		// a link register parent is the saved lr/ra slot the entry
+		// reloads it from (arm64 pt_regs regs[30], riscv64 ABI_RA or
+		// PT_RA), where the graph entry put return_to_handler.
+		if hc != nil && h.hooks.linkSlot != "" && pc.Slot != 0 && !h.Setup.Entry.Pg() {
+			h.inv.WantLink, h.inv.HasLink = m.ReadWord(pc.Slot), true
 		}
 		return nil
 	}

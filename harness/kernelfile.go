@@ -268,6 +268,33 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	return f, nil
 }
 
+// Join adds the trampolines of g, another file of the same tree (riscv64's
+// arch/riscv/kernel/mcount.S beside mcount-dyn.S, kernel.Tree.Companions),
+// to f's: each trampoline of either file without a partner of the other
+// role gets the other file's (an entry the first return_to_handler, a
+// return_to_handler the first entry), as the two files link into one
+// kernel.
+func (f *File) Join(g *File) {
+	link := func(x, y *File) {
+		for i := range x.Tramps {
+			t := &x.Tramps[i]
+			if t.Partner != nil || t.Role == trampolines.Rethook {
+				continue
+			}
+			for _, u := range y.Tramps {
+				if u.Role != trampolines.Rethook && u.Role.Returns() != t.Role.Returns() && u.Measure == "" {
+					p := u
+					t.Partner = &p
+					break
+				}
+			}
+		}
+	}
+	link(f, g)
+	link(g, f)
+	f.Tramps = append(f.Tramps, g.Tramps...)
+}
+
 // Role returns the file's trampolines of a role ("" for all), or an error
 // that says which is missing under the options.
 func (f *File) Role(role trampolines.Role) ([]Tramp, error) {

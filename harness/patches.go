@@ -37,18 +37,18 @@ func EnablePatches(s Setup, im *asm.Image, dispatch uint64, graph bool) ([]Patch
 		return nil, fmt.Errorf("missing symbols: %s (in %s)", s.Entry.Symbol, s.Entry.Source.Name)
 	}
 	for _, site := range im.McountLoc() {
-		p, err := sitePatch(a, site, target)
+		p, err := sitePatch(s.Form(), site, target)
 		if err != nil {
 			return nil, fmt.Errorf("call site %s: %w", im.Describe(site), err)
 		}
 		ps = append(ps, p)
 	}
 	if graph && s.Entry.Graph == trampolines.GraphViaCaller {
-		p, err := graphCallerPatch(s, im)
+		gp, err := graphCallerPatches(s, im)
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, p)
+		ps = append(ps, gp...)
 	}
 	return ps, nil
 }
@@ -78,10 +78,18 @@ func callbackPatches(a *regs.Arch, im *asm.Image, dispatch uint64, pg bool) ([]P
 }
 
 // sitePatch turns a traced function's NOP site into a call of target
-// (ftrace.ArchOps.MakeCall).
-func sitePatch(a *regs.Arch, site, target uint64) (Patch, error) {
-	code, err := ftrace.MustOps(a).MakeCall(a, site, target)
+// (the site form's MakeCall, ftrace.ArchOps.MakeCall for the usual one).
+func sitePatch(f ftrace.SiteForm, site, target uint64) (Patch, error) {
+	code, err := f.MakeCall(f.Arch, site, target)
 	return Patch{site, code}, err
+}
+
+// Form is the call-site form the setup's entry is reached from
+// (ftrace.ArchOps.Form of Tramp.Site).
+func (s Setup) Form() ftrace.SiteForm {
+	f := ftrace.MustOps(s.Arch).Form(string(s.Entry.Site()))
+	f.Arch = s.Arch
+	return f
 }
 
 // graphCallerPatch enables the branch into ftrace_graph_caller as the arch's
@@ -108,6 +116,32 @@ func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
 		return Patch{}, modelMismatch(a, s.Entry, fmt.Errorf("%s at %s %v", ops.GraphSite, im.Describe(site), err))
 	}
 	return Patch{site, code}, nil
+}
+
+// graphCallerPatches is graphCallerPatch with the arch's other graph
+// calls (ftrace.ArchOps.GraphAlsoSites) the image has, each patched the
+// same way: riscv64 v5.11-v6.7 ftrace_enable_ftrace_graph_caller rewrites
+// ftrace_graph_call and ftrace_graph_regs_call.
+func graphCallerPatches(s Setup, im *asm.Image) ([]Patch, error) {
+	p, err := graphCallerPatch(s, im)
+	if err != nil {
+		return nil, err
+	}
+	ps := []Patch{p}
+	ops := ftrace.MustOps(s.Arch)
+	target, _ := im.Symbol(ops.GraphTarget)
+	for _, name := range ops.GraphAlsoSites {
+		site, ok := im.Symbol(name)
+		if !ok {
+			continue
+		}
+		code, err := ops.EnableGraph(s.Arch, site, target, im.Bytes(site, ops.GraphOldLen))
+		if err != nil {
+			return nil, modelMismatch(s.Arch, s.Entry, fmt.Errorf("%s at %s %v", name, im.Describe(site), err))
+		}
+		ps = append(ps, Patch{site, code})
+	}
+	return ps, nil
 }
 
 // modelMismatch explains a patch that fails on a user's file (a Tramp with

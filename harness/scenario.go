@@ -292,7 +292,7 @@ func (h *Harness) installRethookProbe(reads []string) error {
 	}
 	ips := make([]uint64, 0, len(h.Sites))
 	for _, s := range h.Sites {
-		ips = append(ips, s.Addr)
+		ips = append(ips, s.IP)
 	}
 	// Like a kretprobe handler, it may look at any register of the pt_regs
 	// (the rethook era hands exit handlers a whole one): every slot that
@@ -316,11 +316,11 @@ func (h *Harness) installRethookProbe(reads []string) error {
 	return m.RegisterIPs(fp, ips)
 }
 
-// siteSymbols maps each traced function to its call site.
+// siteSymbols maps each traced function to its ftrace location (rec->ip).
 func (h *Harness) siteSymbols() map[string]uint64 {
 	out := make(map[string]uint64, len(h.Sites))
 	for _, s := range h.Sites {
-		out[s.Func] = s.Addr
+		out[s.Func] = s.IP
 	}
 	return out
 }
@@ -340,7 +340,7 @@ type IPMod struct {
 func (h *Harness) siteOf(fn string) uint64 {
 	for _, s := range h.Sites {
 		if s.Func == fn {
-			return s.Addr
+			return s.IP
 		}
 	}
 	return 0

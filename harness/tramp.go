@@ -99,6 +99,22 @@ func (t Tramp) DirectCalls() bool {
 	return true
 }
 
+// NoRegs reports whether the entry trampoline hands its callbacks a block
+// that is neither a struct ftrace_regs nor a pt_regs, read by none of
+// the ops that come there (riscv64 v5.11-v6.7 ftrace_caller: a0-a7, t0, ra
+// in an ABI block, arch/riscv/kernel/mcount-dyn.S; ops with SAVE_REGS
+// go through ftrace_regs_caller): a registry variant's flag, or a file's
+// ftrace_caller of a model without WITH_ARGS whose ftrace_regs_caller
+// fills a pt_regs. The harness passes the ops no registers for it, as
+// x86-64 v5.10's ftrace_caller passes regs = NULL.
+func (t Tramp) NoRegs() bool {
+	if t.Variant != nil {
+		return t.Variant.NoRegs
+	}
+	m := t.Model
+	return m != nil && !m.Model.WithArgs && m.Model.PtRegs && t.Symbol == "ftrace_caller"
+}
+
 // FrameLayout is the structure the entry trampoline hands its callbacks:
 // the arch's pt_regs for a PtRegs entry, else its ftrace_regs (Frame).
 func (t Tramp) FrameLayout(a *regs.Arch) *regs.Layout {
@@ -121,6 +137,19 @@ func (t Tramp) NoIPModify() bool {
 	}
 	m := t.Model
 	return m != nil && ((!m.Model.WithArgs && !m.Model.RegsAliased) || m.Model.PtRegs) && t.Symbol == "ftrace_caller"
+}
+
+// Site is the call-site form the entry trampoline is reached from: a
+// registry variant's (trampolines.Variant.Site), a file's (kernel.Choice.Site,
+// found from the file); "" is the arch's usual form.
+func (t Tramp) Site() trampolines.CallSite {
+	if t.Variant != nil {
+		return t.Variant.Site
+	}
+	if t.Model != nil {
+		return t.Model.Site
+	}
+	return ""
 }
 
 // PrepareABI is how the entry trampoline's ftrace_graph_caller calls
@@ -172,6 +201,24 @@ func VariantsOf(a *regs.Arch, role trampolines.Role) []*trampolines.Variant {
 		v := &trampolines.Variants[i]
 		if v.Arch == a.Name && (role == "" || v.Role == role) {
 			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// FprobeDesignsOf are the fprobe designs (ftrace.FprobeDesigns) whose
+// return trampoline the registry holds for a: rethook needs an
+// arch_rethook_trampoline variant (riscv64 has none yet), fgraph a
+// return_to_handler.
+func FprobeDesignsOf(a *regs.Arch) []ftrace.FprobeDesign {
+	var out []ftrace.FprobeDesign
+	for _, d := range ftrace.FprobeDesigns {
+		role := trampolines.Exit
+		if d == ftrace.DesignRethook {
+			role = trampolines.Rethook
+		}
+		if len(VariantsOf(a, role)) > 0 {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,6 +21,9 @@ type Evidence struct {
 	// WithArgs, RegsAliased, PtRegs, Direct and CallOps: "" unknown, "yes",
 	// "no".
 	WithArgs, RegsAliased, PtRegs, Direct, CallOps string
+	// Site is the call-site form the entry's code expects ("" unknown or
+	// the arch's only form).
+	Site trampolines.CallSite
 	// Pg: "yes" when the entry is reached from gcc's -pg call site
 	// (Model.Pg), "no" when from a patchable entry, "" unknown.
 	Pg string
@@ -72,6 +76,8 @@ func (e *Evidence) fitsEntry(m *Model) bool {
 		return false
 	case e.CallOps != "" && (e.CallOps == "yes") != (m.Config[optCallOps] == "y"):
 		return false
+	case e.Site != "" && !slices.Contains(m.Sites, e.Site):
+		return false
 	case e.Pg != "" && (e.Pg == "yes") != m.Pg:
 		return false
 	}
@@ -103,6 +109,10 @@ type Choice struct {
 	// Note says how the file and the Makefile's version disagree ("" when
 	// they agree or there is no tree).
 	Note string
+	// Site is the call-site form the trampolines are entered from: the
+	// file's own (Evidence.Site), else the model's usual one ("" for an
+	// arch with one form).
+	Site trampolines.CallSite
 }
 
 // Detect finds the model of a trampoline file from its text alone (see
@@ -132,6 +142,9 @@ func Choose(arch string, v Version, why string) (Choice, error) {
 		return Choice{}, err
 	}
 	c := Choice{Model: m, Reason: fmt.Sprintf("%s %s", why, v)}
+	if len(m.Sites) > 0 {
+		c.Site = m.Sites[0]
+	}
 	c.Properties = properties(arch, m, Evidence{}, fmt.Sprintf("%s %s forces it", why, v), fromKernel)
 	return c, nil
 }

@@ -67,6 +67,10 @@ type Model struct {
 	// WITH_ARGS struct ftrace_regs wraps a pt_regs, include/linux/ftrace.h
 	// v5.11-v6.1), not the arch's own struct ftrace_regs.
 	PtRegs bool
+	// Sites are the call-site forms the era's files have, the usual one
+	// first (nil: the arch's only form); a file's own form (Choice.Site)
+	// must be one of them.
+	Sites []trampolines.CallSite
 	// Pg: the traced functions call the entry from gcc's -pg call site
 	// after their prologue, and the callbacks get (ip, parent_ip) only
 	// (arm64 v4.19-v5.4; trampolines.Variant.Pg).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,7 +53,8 @@ const (
 	PropOffsets = "asm-offsets"
 	// PropSite: how a traced function reaches the entry (arm64: the
 	// patchable-entry NOPs before the prologue, or gcc's -pg "bl
-	// _mcount" after it, v4.19-v5.4).
+	// _mcount" after it, v4.19-v5.4; riscv64: the form of each era,
+	// trampolines.CallSite).
 	PropSite = "call-site"
 )
 
@@ -181,7 +183,16 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 		c.Makefile = mk
 		c.Note = fmt.Sprintf("Makefile says %s, which no %s model covers (the models are %s); the file decides", mk, arch, ModelNames(arch))
 	}
+	c.Site = ev.Site
+	if c.Site == "" && len(c.Model.Sites) > 0 {
+		c.Site = c.Model.Sites[0]
+	}
 	c.Properties = properties(arch, c.Model, ev, entryWhy, entryFrom)
+	for i, p := range c.Properties {
+		if p.Name == PropSite && c.Site != "" {
+			c.Properties[i].Value = string(c.Site)
+		}
+	}
 	for i, p := range c.Properties {
 		if p.Name == PropExit && p.From != fromFile {
 			c.Properties[i].Evidence, c.Properties[i].From = exitWhy, exitFrom
@@ -278,7 +289,8 @@ func exitOption(arch, opt string) bool {
 // sameModel reports whether two models build and judge a file alike.
 func sameModel(a, b *Model) bool {
 	return a.Graph == b.Graph && a.Prepare == b.Prepare && a.ExitABI == b.ExitABI && a.WithArgs == b.WithArgs && a.Pg == b.Pg &&
-		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config)
+		a.RegsAliased == b.RegsAliased && a.PtRegs == b.PtRegs && a.NoFullRegs == b.NoFullRegs && maps.Equal(a.Config, b.Config) &&
+		slices.Equal(a.Sites, b.Sites)
 }
 
 // properties lists the model's properties: the file's evidence for each
@@ -334,8 +346,11 @@ func modelValue(arch string, m *Model, name string) string {
 		return map[ftrace.PrepareABI]string{ftrace.PrepareIPParentFP: "(ip, parent, frame_pointer)", ftrace.PrepareRaSpIP: "(ra, sp, ip)",
 			ftrace.PrepareParentIP: "(parent, ip)", ftrace.PrepareParentIPFP: "(parent, ip, frame_pointer)"}[m.Prepare]
 	case PropSite:
-		if m.Pg {
+		switch {
+		case m.Pg:
 			return "-pg (bl _mcount after the prologue)"
+		case len(m.Sites) > 0:
+			return string(m.Sites[0])
 		}
 		return "patchable entry"
 	case PropExit:

@@ -16,11 +16,15 @@ import (
 // (x86_64.go, s390x.go).
 var treeFiles = map[string]string{}
 
+// treeCompanions hold the files of an arch's trampolines beside its
+// treeFiles one, checked with it (riscv64: return_to_handler is in
+// arch/riscv/kernel/mcount.S, the entries in mcount-dyn.S).
+var treeCompanions = map[string][]string{}
+
 // otherTreeFiles are ftrace trampoline files of arches the tool has no
-// kernel models for: a tree that has one gets a note, not silence. riscv64:
-// arch/riscv/kernel/mcount-dyn.S (ftrace_caller, ftrace_regs_caller under
-// CONFIG_DYNAMIC_FTRACE, v5.x-v6.19) and mcount.S (return_to_handler).
-var otherTreeFiles = map[string]string{"riscv64": "arch/riscv/kernel/mcount-dyn.S"}
+// kernel models for: a tree that has one gets a note, not silence (none
+// left since riscv64 has its models).
+var otherTreeFiles = map[string]string{}
 
 // configArch holds the option that marks an arch's .config.
 var configArch = map[string]string{}
@@ -36,6 +40,9 @@ type Tree struct {
 	ConfigArch string
 	// Files maps an arch to its trampoline file's path relative to Dir.
 	Files map[string]string
+	// Companions maps an arch to the other trampoline files of its
+	// (treeCompanions) that the tree has, relative to Dir.
+	Companions map[string][]string
 	// Unmodelled maps an arch the tool does not model (or does not run)
 	// to its trampoline file in the tree.
 	Unmodelled map[string]string
@@ -56,7 +63,7 @@ func OpenTree(dir string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--tree %s: no top Makefile (%v): give the kernel source tree's top directory", dir, err)
 	}
-	t := &Tree{Dir: dir, Files: map[string]string{}, Unmodelled: map[string]string{}}
+	t := &Tree{Dir: dir, Files: map[string]string{}, Companions: map[string][]string{}, Unmodelled: map[string]string{}}
 	if t.Version, err = MakefileVersion(mk); err != nil {
 		return nil, fmt.Errorf("--tree %s: %w", dir, err)
 	}
@@ -76,6 +83,14 @@ func OpenTree(dir string) (*Tree, error) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
 			continue
+		}
+		for _, c := range treeCompanions[arch] {
+			if err := treeFile(dir, c); err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(filepath.Join(dir, c)); err == nil {
+				t.Companions[arch] = append(t.Companions[arch], c)
+			}
 		}
 		if _, err := regs.ArchByName(arch); err != nil {
 			t.Unmodelled[arch] = rel // an arch the tool has models for but does not run yet

@@ -25,7 +25,7 @@ func FuzzMutants(f *testing.F) {
 		pre := []byte(fmt.Sprintf("# 1 %q\n%s", "f.S", text))
 		cl := classify(pre, map[string]bool{"f.S": true})["f.S"]
 		lines := strings.Count(text, "\n") + 1
-		for _, name := range []string{"x86_64", "s390x", "arm64"} {
+		for _, name := range []string{"x86_64", "s390x", "arm64", "riscv64"} {
 			for _, m := range fileMutants(hooks[name], cl, []byte(text), "", "f.S") {
 				if m.Line < 1 || m.Line > lines || cl.class(m.Line) != lineInsn {
 					t.Fatalf("%s %s: line %d is not an instruction line of %d", name, m.Mutation(), m.Line, lines)

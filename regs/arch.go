@@ -193,7 +193,7 @@ func (a *Arch) FormatRegs(f *RegFile) string {
 }
 
 // Arches lists the supported architectures.
-var Arches = []*Arch{X86_64, S390X, ARM64}
+var Arches = []*Arch{X86_64, S390X, ARM64, RISCV64}
 
 // ArchByName finds an architecture by name; the error names the valid ones.
 func ArchByName(name string) (*Arch, error) {

@@ -113,6 +113,15 @@ var frameCases = []frameCase{
 			off  int
 		}{{"syscallno", 280}, {"unused2", 284}},
 	},
+	{
+		// v6.11-v6.15 __arch_ftrace_regs (arch/riscv/include/asm/ftrace.h):
+		// args[n] for n < 8, else 0; arch_ftrace_get_regs NULL; t1 the
+		// direct trampoline.
+		arch: regs.RISCV64, order: binary.LittleEndian,
+		ip: 0, sp: 16, retVal: 40, fp: 24, direct: 32, retAddr: 8,
+		args: []int{40, 48, 56, 64, 72, 80, 88, 96}, regsOnly: []int{8, 9, 12},
+		full: -1,
+	},
 }
 
 // slotValue is the recognisable value the test stores at frame offset off.

@@ -112,6 +112,49 @@ var arm64RetRegs = append(arm64Xs(8, "FGRET_REGS_X"),
 	slotRef{"__unused", "__unused", "", 72, 8, ""},
 )
 
+// riscv64 (/work/shared/reference/riscv64.md "Layouts", computed from the
+// structs of arch/riscv/include/asm/ftrace.h and ptrace.h): struct
+// __arch_ftrace_regs of v6.11-v6.15 (104 bytes) and of v6.16 (112 bytes,
+// direct_tramp at 40), struct pt_regs (288 bytes) and struct
+// fgraph_ret_regs (32 bytes, v6.5..v6.13).
+func riscvArgs(base int) []slotRef {
+	var out []slotRef
+	for i := 0; i < 8; i++ {
+		out = append(out, slotRef{fmt.Sprintf("a%d", i), fmt.Sprintf("args[%d]", i), fmt.Sprintf("FREGS_A%d", i), base + 8*i, 8, fmt.Sprintf("a%d", i)})
+	}
+	return out
+}
+
+var riscvFregsHead = []slotRef{
+	{"epc", "epc", "FREGS_EPC", 0, 8, "pc"},
+	{"ra", "ra", "FREGS_RA", 8, 8, "ra"},
+	{"sp", "sp", "FREGS_SP", 16, 8, "sp"},
+	{"s0", "s0", "FREGS_S0", 24, 8, "s0"},
+	{"t1", "t1", "FREGS_T1", 32, 8, "t1"},
+}
+
+var riscvFregs = append(append([]slotRef{}, riscvFregsHead...), riscvArgs(40)...)
+
+var riscvFregs616 = append(append(append([]slotRef{}, riscvFregsHead...),
+	slotRef{"direct_tramp", "direct_tramp", "FREGS_DIRECT_TRAMP", 40, 8, ""}), riscvArgs(48)...)
+
+var riscvPtRegs = func() []slotRef {
+	var out []slotRef
+	for i, n := range []string{"epc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
+		"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+		"t3", "t4", "t5", "t6", "status", "badaddr", "cause", "orig_a0"} {
+		reg := n
+		switch n {
+		case "epc":
+			reg = "pc"
+		case "status", "badaddr", "cause", "orig_a0":
+			reg = ""
+		}
+		out = append(out, slotRef{n, n, "PT_" + strings.ToUpper(n), 8 * i, 8, reg})
+	}
+	return out
+}()
+
 func TestLayoutsMatchReference(t *testing.T) {
 	cases := []struct {
 		arch    *regs.Arch
@@ -135,6 +178,15 @@ func TestLayoutsMatchReference(t *testing.T) {
 		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.Frame }, "ftrace_regs", 112, arm64Fregs, false},
 		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.PtRegs }, "pt_regs", 336, arm64PtRegs, false},
 		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.RetRegs }, "fgraph_ret_regs", 80, arm64RetRegs, true},
+		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.Frame }, "ftrace_regs", 104, riscvFregs, false},
+		{regs.RISCV64, func(*regs.Arch) *regs.Layout { return regs.RISCV64Fregs616 }, "ftrace_regs", 112, riscvFregs616, false},
+		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.PtRegs }, "pt_regs", 288, riscvPtRegs, false},
+		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.RetRegs }, "fgraph_ret_regs", 32, []slotRef{
+			{"a1", "a1", "", 0, 8, "a1"},
+			{"a0", "a0", "", 8, 8, "a0"},
+			{"s0", "s0", "", 16, 8, "s0"},
+			{"ra", "ra", "", 24, 8, "ra"},
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.name, func(t *testing.T) {
@@ -309,6 +361,7 @@ func TestArchByName(t *testing.T) {
 		{"x86_64", regs.X86_64}, {"x86-64", regs.X86_64}, {"amd64", regs.X86_64}, {"X86_64", regs.X86_64},
 		{"s390x", regs.S390X}, {"s390", regs.S390X}, {"S390X", regs.S390X},
 		{"arm64", regs.ARM64}, {"aarch64", regs.ARM64}, {"ARM64", regs.ARM64},
+		{"riscv64", regs.RISCV64}, {"riscv", regs.RISCV64}, {"RV64", regs.RISCV64},
 		{"arm", nil}, {"", nil}, {"s390xx", nil},
 	}
 	for _, c := range cases {
@@ -348,6 +401,7 @@ func TestArchFacts(t *testing.T) {
 		{regs.X86_64, binary.LittleEndian, "rsp", "rip", "", []string{"rdi", "rsi", "rdx", "rcx", "r8", "r9"}, []string{"rax", "rdx"}},
 		{regs.S390X, binary.BigEndian, "r15", "pc", "r14", []string{"r2", "r3", "r4", "r5", "r6"}, []string{"r2"}},
 		{regs.ARM64, binary.LittleEndian, "sp", "pc", "x30", []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}, []string{"x0", "x1"}},
+		{regs.RISCV64, binary.LittleEndian, "sp", "pc", "ra", []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}, []string{"a0", "a1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name, func(t *testing.T) {

@@ -131,6 +131,13 @@ func TestAsmOffsetsValues(t *testing.T) {
 			"FGRET_REGS_FP": 64, "FGRET_REGS_SIZE": 80,
 			"FTRACE_OPS_FUNC": 0, "AARCH64_INSN_SIZE": 4, "MCOUNT_INSN_SIZE": 4,
 		}, []string{"S_X1", "S_X9", "FREGS_X1", "FREGS_X7", "FGRET_REGS_X1", "S_X29"}},
+		{regs.RISCV64, map[string]int64{
+			"PT_EPC": 0, "PT_RA": 8, "PT_SP": 16, "PT_GP": 24, "PT_TP": 32, "PT_T0": 40, "PT_T1": 48, "PT_T2": 56,
+			"PT_S0": 64, "PT_S1": 72, "PT_A0": 80, "PT_A7": 136, "PT_S2": 144, "PT_S11": 216, "PT_T3": 224, "PT_T6": 248,
+			"PT_STATUS": 256, "PT_BADADDR": 264, "PT_CAUSE": 272, "PT_ORIG_A0": 280, "PT_SIZE": 288, "PT_SIZE_ON_STACK": 288,
+			"FREGS_EPC": 0, "FREGS_RA": 8, "FREGS_SP": 16, "FREGS_S0": 24, "FREGS_T1": 32, "FREGS_A0": 40, "FREGS_A7": 96,
+			"FREGS_SIZE_ON_STACK": 112, "FTRACE_OPS_FUNC": 0, "MCOUNT_INSN_SIZE": 8, "MCOUNT_JALR_SIZE": 4,
+		}, []string{"FREGS_DIRECT_TRAMP", "FREGS_T2", "PT_ZERO"}},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name, func(t *testing.T) {

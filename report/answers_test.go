@@ -39,10 +39,10 @@ func TestAnswers(t *testing.T) {
 		"## Answers\n\n",
 		"rth-full-fregs minus rth-merged +0.33 ns [+0.20, +0.50] per traced return (different, layout shifts +0.29 to +0.58, 20 reruns +0.17 to +0.68, SD 0.11, significant in 11).",
 		"(#headline-what-return_to_handler-costs-per-traced-return-graph-user-under-ftrace_caller-b-minus-rth-merged)",
-		"an fprobe with an exit handler (on fgraph) (fprobe) x86_64 4, s390x 5, arm64 6;",
-		"12 of 12 scenario runs",
+		"an fprobe with an exit handler (on fgraph) (fprobe) x86_64 4, s390x 5, arm64 6, riscv64 7;",
+		"16 of 16 scenario runs",
 		"s390x v17: not traced through fgraph (0 words, depth 0);",
-		"11 of 12 measurements equal their prediction",
+		"15 of 16 measurements equal their prediction",
 		"(#shadow-stack-cost-per-traced-call-add-and-traced-depth-chain-131-levels)",
 		"(#fgraph-and-fprobe-scenarios-merged-header-through-the-current-trampolines)",
 	} {

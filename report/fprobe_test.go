@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"trampemu/ftrace"
+	"trampemu/harness"
 
 	"trampemu/regs"
 	"trampemu/scenarios"
@@ -29,7 +32,15 @@ func TestFprobeSection(t *testing.T) {
 	}
 	for _, a := range regs.Arches {
 		ans := FprobeAnswer(c, a.Name)
-		rh, _ := c.Cell(a.Name, "rethook", "one", 1, true, 0)
+		rh, ok := c.Cell(a.Name, "rethook", "one", 1, true, 0)
+		if !slices.Contains(harness.FprobeDesignsOf(a), ftrace.DesignRethook) {
+			// no arch_rethook_trampoline in the registry (riscv64 yet):
+			// nothing to compare, no answer.
+			if ok || ans != "" {
+				t.Errorf("%s: rethook cell %v, answer %q without a rethook trampoline", a.Name, ok, ans)
+			}
+			continue
+		}
 		if ans == "" || !strings.Contains(out, ans) || !strings.Contains(ans, num(rh.ExitCost.Instructions)+" (arch_rethook_trampoline)") {
 			t.Errorf("%s: answer %q", a.Name, ans)
 		}

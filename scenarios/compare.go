@@ -251,7 +251,7 @@ func CompareFprobe(cfg CompareConfig) (Comparison, error) {
 	}
 	shapes := []shape{{false, 0}, {true, 0}, {true, 8}}
 	for _, a := range cfg.Arches {
-		for _, d := range ftrace.FprobeDesigns {
+		for _, d := range harness.FprobeDesignsOf(a) {
 			for _, fn := range []string{"one", "different"} {
 				for _, n := range cfg.Probes {
 					for _, sh := range shapes {

@@ -122,11 +122,12 @@ func designPairing(a *regs.Arch, design ftrace.FprobeDesign) (entry, exit harnes
 }
 
 // Symbols maps each traced function of the image to its ftrace location
-// (the call site listed in __mcount_loc): what fprobe attaches to.
+// (rec->ip of the call site listed in __mcount_loc): what fprobe attaches
+// to.
 func Symbols(h *harness.Harness) map[string]uint64 {
 	out := make(map[string]uint64, len(h.Sites))
 	for _, s := range h.Sites {
-		out[s.Func] = s.Addr
+		out[s.Func] = s.IP
 	}
 	return out
 }

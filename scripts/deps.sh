@@ -3,6 +3,7 @@
 #   Unicorn >= 2.1 (Debian 13's libunicorn2t64 + libunicorn-dev 2.1.1 on Debian 12,
 #   whose own 2.0.1 is 25-75x slower on guest stores),
 #   binutils-s390x-linux-gnu, binutils-x86-64-linux-gnu, binutils-aarch64-linux-gnu,
+#   binutils-riscv64-linux-gnu,
 #   pkg-config, valgrind,
 #   cpp, patch and git (GNU patch / git apply, for check --patch),
 #   util-linux (prlimit: the resource limits of every toolchain program run).
@@ -18,6 +19,7 @@ have_cmd pkg-config || need_pkgs+=(pkg-config)
 have_cmd s390x-linux-gnu-as || need_pkgs+=(binutils-s390x-linux-gnu)
 have_cmd x86_64-linux-gnu-as || need_pkgs+=(binutils-x86-64-linux-gnu)
 have_cmd aarch64-linux-gnu-as || need_pkgs+=(binutils-aarch64-linux-gnu)
+have_cmd riscv64-linux-gnu-as || need_pkgs+=(binutils-riscv64-linux-gnu)
 have_cmd valgrind || need_pkgs+=(valgrind)
 have_cmd cpp || need_pkgs+=(cpp)
 have_cmd patch || need_pkgs+=(patch)

@@ -222,7 +222,7 @@ func TestKernelFileOptions(t *testing.T) {
 	// --kernel: the v6.14 file judged as v6.13 makes its return_to_handler
 	// a fgraph_ret_regs one, and the check finds that wrong.
 	for _, a := range regs.Arches {
-		file := map[string]string{"x86_64": "x86_64_v6.14.S", "s390x": "s390x_v6.14.S", "arm64": "arm64_v6.14.S"}[a.Name]
+		file := map[string]string{"x86_64": "x86_64_v6.14.S", "s390x": "s390x_v6.14.S", "arm64": "arm64_v6.14.S", "riscv64": "riscv64_v6.14.S"}[a.Name]
 		ch, err := kernel.Choose(a.Name, kernel.Version{Major: 6, Minor: 13}, "--kernel")
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +235,7 @@ func TestKernelFileOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{"x86_64": "v6.5-v6.13", "s390x": "v6.13", "arm64": "v6.5-v6.13"}[a.Name]
+		want := map[string]string{"x86_64": "v6.5-v6.13", "s390x": "v6.13", "arm64": "v6.5-v6.13", "riscv64": "v6.11-v6.13"}[a.Name]
 		if rs[0].Kernel.Model != want || rs[0].OK {
 			t.Errorf("%s %s as v6.13: model %s ok=%v, want %s with errors", a.Name, file, rs[0].Kernel.Model, rs[0].OK, want)
 		}

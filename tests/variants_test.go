@@ -36,6 +36,19 @@ var expectedKinds = map[string][]check.Kind{
 	"arm64/rethook-drop-x19":       {check.StaleRead},
 	"arm64/rethook-skip-callback":  {check.Control},
 	"arm64/rethook-unbalanced":     {check.Stack},
+	// riscv64: regs->sp of the v6.3-v6.10 ftrace_regs_caller is its
+	// lowered sp (7caa9765465f stored the entry sp); the v5.x
+	// return_to_handler loses a1; arch_rethook_trampoline writes no PT_SP
+	// (the exit handler reads it stale), and its twins.
+	"riscv64/rth-v6.14":                {check.Fault, check.Stack, check.StaleRead},
+	"riscv64/rth-fixed":                {check.Backchain},
+	"riscv64/ftrace_regs_caller-v6.7":  {check.WrongValue},
+	"riscv64/ftrace_regs_caller-v6.10": {check.WrongValue},
+	"riscv64/rth-legacy-no-a1":         {check.Clobber},
+	"riscv64/rethook":                  {check.StaleRead},
+	"riscv64/rethook-drop-s1":          {check.StaleRead},
+	"riscv64/rethook-skip-callback":    {check.Control},
+	"riscv64/rethook-unbalanced":       {check.Stack},
 	// the arm64 -pg era's ftrace_graph_caller twins: its own saved lr as
 	// parent (the graph entry hooks ftrace_caller's return: x30 and the
 	// leave are wrong, and the argument), the traced function's fp as

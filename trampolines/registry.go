@@ -4,7 +4,7 @@ import "embed"
 
 // Files holds every .S and header of the package.
 //
-//go:embed x86_64 s390x arm64 workloads runtime native
+//go:embed x86_64 s390x arm64 riscv64 workloads runtime native
 var Files embed.FS
 
 // Role is what a trampoline does.
@@ -38,6 +38,34 @@ const (
 	GraphViaCaller GraphEntry = "caller"
 	// GraphNone: the variant has no graph path modelled.
 	GraphNone GraphEntry = "none"
+)
+
+// CallSite is the form of the traced call site where an arch had more
+// than one across its eras (riscv64: arch/riscv/kernel/ftrace.c); ""
+// is the arch's only form.
+type CallSite string
+
+// riscv64 call-site forms (shared/reference/riscv64.md "Call site").
+const (
+	// SiteMcount: -pg, a call to _mcount in the prologue (riscv64
+	// v4.16-v5.10): not modelled.
+	SiteMcount CallSite = "mcount"
+	// SiteRA: "sd ra,-8(sp); auipc ra; jalr ra; ld ra,-8(sp)" written at
+	// the function (arch/riscv/kernel/ftrace.c v5.11-v6.2 ftrace_make_call,
+	// afc76b8b8011): ra = func + 12 in the trampoline, the parent in the
+	// word below sp, rec->ip = func.
+	SiteRA CallSite = "ra"
+	// SiteT0: "auipc t0; jalr t0" written as a pair (make_call_t0, v6.3
+	// 6724a76cff85 to v6.15): t0 = func + 8, ra = the parent, rec->ip = func.
+	SiteT0 CallSite = "t0"
+	// SiteJalr: the auipc written at boot, enable and disable rewrite only
+	// the jalr (v6.16, b2137c3b6d7a): rec->ip = func + 4 (the jalr), the
+	// trampoline passes ip = t0 - MCOUNT_JALR_SIZE.
+	SiteJalr CallSite = "jalr"
+	// SiteJalrDraft: the CALL_OPS series as AndybnACT/linux-riscv@0413b9a60dc3
+	// has it: jalr-only patching with rec->ip = func (ftrace_rec_set_ops at
+	// rec->ip - 8) and ip = t0 - FENTRY_RA_OFFSET (8).
+	SiteJalrDraft CallSite = "jalr-draft"
 )
 
 // ExitABI is what return_to_handler passes to ftrace_return_to_handler.
@@ -82,6 +110,9 @@ type Variant struct {
 	NoReturn bool
 	// Pair is the intended variant for the other role (same era).
 	Pair string
+	// Site is the call-site form an entry variant is reached from, where
+	// its arch had more than one (riscv64); "" is the arch's usual one.
+	Site CallSite
 
 	Graph   GraphEntry // entry variants
 	ExitABI ExitABI    // exit variants
@@ -97,6 +128,11 @@ type Variant struct {
 	// v5.10 ftrace_get_addr_new returns FTRACE_REGS_ADDR for a record with
 	// FTRACE_FL_REGS), so scenarios leave the ip-modifying users out for it.
 	NoIPModify bool
+	// NoRegs marks an entry variant that hands the callbacks a block that
+	// is no struct ftrace_regs and no pt_regs, read by none of the ops
+	// that come there (riscv64 v6.3-v6.7 ftrace_caller's ABI block):
+	// harness.Tramp.NoRegs.
+	NoRegs bool
 	// PtRegs marks an entry variant that hands the callbacks a struct
 	// pt_regs (regs.Arch.PtRegs) as their ftrace_regs: arm64
 	// DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1 (include/linux/ftrace.h v5.11-v6.1:
@@ -167,6 +203,19 @@ var (
 	arm64PgWrongParent = map[string]string{"TWIN_WRONG_PARENT": ""}
 	arm64PgWrongFP     = map[string]string{"TWIN_WRONG_FP": ""}
 	arm64PgV419        = map[string]string{"PREPARE_PARENT_FIRST": ""}
+)
+
+// riscv64 slot sets: struct __arch_ftrace_regs of v6.11-v6.15 and struct
+// fgraph_ret_regs (v6.5-v6.13). The entries are built with the frame
+// pointer (HAVE_FUNCTION_GRAPH_FP_TEST, the distribution kernels' option)
+// and direct calls, as arch/riscv/kernel/mcount-dyn.S is in v6.11+.
+var (
+	riscvArgSlots    = []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}
+	riscvCallerSlots = append([]string{"epc", "ra", "sp", "s0", "t1"}, riscvArgSlots...)
+	riscvRetSlots    = []string{"a1", "a0", "s0", "ra"}
+	riscvFixedSlots  = []string{"ra", "s0", "a0", "a1"}
+	riscvArgsFP      = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "",
+		"CONFIG_DYNAMIC_FTRACE_WITH_ARGS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
 )
 
 // Slots arch_rethook_trampoline's own code writes (the rest of pt_regs is
@@ -387,14 +436,110 @@ var Variants = []Variant{
 	{Name: "rth-merged", Arch: "arm64", Role: Exit, Model: "v6.14+ (fgraph: Replace fgraph_ret_regs with ftrace_regs)",
 		File: "arm64/rth_merged.S", Symbol: "return_to_handler", Claims: arm64RetSlots, Kernel: true,
 		Pair: "ftrace_caller", ExitABI: ExitFregs},
+
+	// ---- riscv64 entry ----
+	// arch_ftrace_get_regs is NULL with WITH_ARGS (arch/riscv/include/asm/ftrace.h
+	// v6.11+) and a kprobe on an ftrace site gets no regs: no user asks
+	// for a full pt_regs (NoFullRegs).
+	{Name: "ftrace_caller", Arch: "riscv64", Role: Entry, Model: "v6.11-v6.15 (WITH_ARGS, direct calls through t1; 7caa9765465f)",
+		File: "riscv64/ftrace_caller.S", Symbol: "ftrace_caller", Defines: riscvArgsFP, Claims: riscvCallerSlots, Kernel: true,
+		Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
+
+	// ---- riscv64 exit ----
+	{Name: "rth-retval", Arch: "riscv64", Role: Exit, Model: "v6.5-v6.13 (fgraph_ret_regs, 32 bytes; b97aec082b51)",
+		File: "riscv64/rth_retval.S", Symbol: "return_to_handler", Claims: riscvRetSlots, Kernel: true,
+		Pair: "ftrace_caller", ExitABI: ExitRetRegs},
+	{Name: "rth-v6.14", Arch: "riscv64", Role: Exit, Model: "v6.14 (a3ed4157b7d8: an 80-byte block with a0/a1 at pt_regs indices)",
+		File: "riscv64/rth_v6.14.S", Symbol: "return_to_handler", Claims: []string{"ra"}, Kernel: true,
+		Bug: "a0 and a1 are stored at and above the entry sp (the caller's frame) and the block is not a struct __arch_ftrace_regs: ftrace_return_to_handler reads unwritten FREGS_S0/FREGS_A0 (fixed by 67a5ba8f742f)",
+		// The FP test fails ("Bad frame pointer"): the C side returns
+		// panic, never the caller.
+		NoReturn: true, Pair: "ftrace_caller", ExitABI: ExitFregs},
+	{Name: "rth-fixed", Arch: "riscv64", Role: Exit, Model: "v6.14-stable, v6.15+ (67a5ba8f742f: the FREGS_* block)",
+		File: "riscv64/rth_fixed.S", Symbol: "return_to_handler", Claims: riscvFixedSlots, Kernel: true,
+		// Computed from the layout (reference riscv64.md "return_to_handler"
+		// D) and found by the frame-record check: s0 = the block's top,
+		// but the record the unwinder reads at s0 - 16 (struct stackframe,
+		// arch/riscv/kernel/stacktrace.c) is the a7 slot and the padding,
+		// which the fix never writes.
+		Bug:  "s0 points at no frame record: s0-16 and s0-8 are the unwritten a7 slot and padding of the block, so a stack walk from ftrace_return_to_handler loses the caller",
+		Pair: "ftrace_caller", ExitABI: ExitFregs},
 }
+
+// riscv64 slot sets: struct pt_regs as the WITH_REGS entries fill it
+// (every register, not status/badaddr/cause/orig_a0), the v6.8-v6.10
+// ftrace_caller's part of it (SAVE_ABI_REGS 0 with FRAME_POINTER), and
+// what arch_rethook_trampoline writes (no epc, no sp).
+var (
+	riscvPtAllSlots = append(append([]string{"epc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1"}, riscvArgSlots...),
+		"s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6")
+	riscvPtCallerSlots = append([]string{"epc", "ra", "s0"}, riscvArgSlots...)
+	riscvRethookSlots  = riscvPtAllSlots[3:]
+	// what a distribution build of the WITH_REGS files defines
+	// (kernel/riscv64.go riscvBase, riscvRegs, riscvDirect).
+	riscvRegsDefs   = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "", "CONFIG_DYNAMIC_FTRACE_WITH_REGS": ""}
+	riscvDirectDefs = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "", "CONFIG_DYNAMIC_FTRACE_WITH_REGS": "",
+		"CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
+	riscvFPDefs   = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": ""}
+	rethookDropRV = map[string]string{"RETHOOK_DROP_S1": ""}
+	riscvNoA1     = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "", "RTH_LEGACY_NO_A1": ""}
+)
+
+// riscvEraVariants are the riscv64 entries of v6.3-v6.10, the frame
+// pointer return_to_handler and arch_rethook_trampoline (trampolines/
+// riscv64, written from the kernel's steps; shared/reference/riscv64.md).
+// (The v5.11-v6.2 entries of the 16-byte ra-based call site are not
+// here: ftrace.ArchOps does not model that site.) The v6.3-v6.7
+// ftrace_caller keeps an ABI block, no pt_regs: only ops
+// without SAVE_REGS (no registers, no ip change) come there
+// (kernel/trace/ftrace.c ftrace_get_addr_new: FTRACE_FL_REGS selects
+// FTRACE_REGS_ADDR), hence NoFullRegs and NoIPModify; so for the
+// v6.8-v6.10 ftrace_caller's partial pt_regs (arm64 v6.1's rule).
+var riscvEraVariants = []Variant{
+	{Name: "ftrace_caller-v6.7", Arch: "riscv64", Role: Entry, Model: "v6.3-v6.7 (t0-based site, ABI block, ftrace_graph_call)",
+		File: "riscv64/ftrace_regs_v6.7.S", Symbol: "ftrace_caller", Defines: riscvRegsDefs, Kernel: true, Site: SiteT0,
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
+	{Name: "ftrace_regs_caller-v6.7", Arch: "riscv64", Role: Entry, Model: "v6.3-v6.7 (t0-based site, full pt_regs, ftrace_graph_regs_call)",
+		File: "riscv64/ftrace_regs_v6.7.S", Symbol: "ftrace_regs_caller", Defines: riscvRegsDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteT0,
+		Bug:  "regs->sp is the trampoline's lowered sp (entry sp - 288), not the traced function's (the entry sp is stored from v6.11, 7caa9765465f)",
+		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoDirectCalls: true},
+	{Name: "ftrace_caller-v6.10", Arch: "riscv64", Role: Entry, Model: "v6.8-v6.10 (partial pt_regs, ftrace_graph_func)",
+		File: "riscv64/ftrace_regs_v6.10.S", Symbol: "ftrace_caller", Defines: riscvDirectDefs, Claims: riscvPtCallerSlots, Kernel: true, Site: SiteT0,
+		Pair: "rth-retval", Graph: GraphViaOps, PtRegs: true, NoFullRegs: true, NoIPModify: true},
+	{Name: "ftrace_regs_caller-v6.10", Arch: "riscv64", Role: Entry, Model: "v6.8-v6.10 (full pt_regs, ftrace_graph_func, direct calls through t1)",
+		File: "riscv64/ftrace_regs_v6.10.S", Symbol: "ftrace_regs_caller", Defines: riscvDirectDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteT0,
+		Bug:  "regs->sp is the trampoline's lowered sp (entry sp - 288), not the traced function's (the entry sp is stored from v6.11, 7caa9765465f)",
+		Pair: "rth-retval", Graph: GraphViaOps, PtRegs: true},
+	{Name: "rth-legacy", Arch: "riscv64", Role: Exit, Model: "<= v6.4 (a0 = s0, the frame pointer)", File: "riscv64/rth_legacy.S",
+		Symbol: "return_to_handler", Defines: riscvFPDefs, Kernel: true, Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
+	{Name: "rth-legacy-no-a1", Arch: "riscv64", Role: Exit, Model: "v5.x (a1 neither kept nor restored, the jump through a1)", File: "riscv64/rth_legacy.S",
+		Symbol: "return_to_handler", Defines: riscvNoA1, Kernel: true, Bug: "a1, the upper half of a 128-bit result, is lost",
+		Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
+	// ---- riscv64 arch_rethook_trampoline (fprobe on rethook, v6.2-v6.10) ----
+	{Name: "rethook", Arch: "riscv64", Role: Rethook, Model: "v6.2-v6.10 (arch/riscv/kernel/probes/rethook_trampoline.S)",
+		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Claims: riscvRethookSlots, Kernel: true,
+		Bug:  "regs->sp (PT_SP) is never written: a handler reading the pt_regs' stack pointer gets a stale word (the file saves no sp from b57c2f124098 to torvalds/linux@03c11eb3b16d)",
+		Pair: "ftrace_regs_caller-v6.10", ExitABI: ExitRethook},
+	{Name: "rethook-drop-s1", Arch: "riscv64", Role: Rethook, Model: "twin: rethook without s1 in pt_regs",
+		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookDropRV, Claims: riscvRethookSlots,
+		Bug: "s1 is neither saved nor reloaded", Pair: "ftrace_regs_caller-v6.10", ExitABI: ExitRethook},
+	{Name: "rethook-skip-callback", Arch: "riscv64", Role: Rethook, Model: "twin: rethook that never calls arch_rethook_trampoline_callback",
+		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookSkip, Claims: riscvRethookSlots,
+		Bug: "the callback is never called", NoReturn: true, Pair: "ftrace_regs_caller-v6.10", ExitABI: ExitRethook},
+	{Name: "rethook-unbalanced", Arch: "riscv64", Role: Rethook, Model: "twin: rethook releasing 16 bytes too few",
+		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Defines: rethookUnbalance, Claims: riscvRethookSlots,
+		Bug: "the stack is left 16 bytes lower", Pair: "ftrace_regs_caller-v6.10", ExitABI: ExitRethook},
+}
+
+func init() { Variants = append(Variants, riscvEraVariants...) }
 
 // Current is the kernel's current variant per arch and role: what a
 // user's file is paired with.
 var Current = map[string]map[Role]string{
-	"x86_64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
-	"s390x":  {Entry: "ftrace_caller", Exit: "rth-merged"},
-	"arm64":  {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"x86_64":  {Entry: "ftrace_caller", Exit: "rth-fixed"},
+	"s390x":   {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"arm64":   {Entry: "ftrace_caller", Exit: "rth-merged"},
+	"riscv64": {Entry: "ftrace_caller", Exit: "rth-fixed"},
 }
 
 // Workload is a traced function of workloads/<arch>.S.
@@ -414,6 +559,7 @@ var Workloads = []Workload{
 	{Name: "six", Symbol: "six", Doc: "six arguments (s390x: the sixth on the stack)"},
 	{Name: "ret128", Arch: "x86_64", Symbol: "ret128", Doc: "a 128-bit return in rax:rdx"},
 	{Name: "ret128", Arch: "arm64", Symbol: "ret128", Doc: "a 128-bit return in x0:x1"},
+	{Name: "ret128", Arch: "riscv64", Symbol: "ret128", Doc: "a 128-bit return in a0:a1"},
 	{Name: "ret16", Arch: "s390x", Symbol: "ret16", Doc: "a 16-byte struct returned through memory (buffer in r2)"},
 	{Name: "callee_saved", Symbol: "callee_saved", Doc: "uses and restores the callee-saved registers"},
 	{Name: "fib", Symbol: "fib", Doc: "recursion, every level traced"},

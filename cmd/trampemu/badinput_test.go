@@ -106,7 +106,7 @@ func TestBadInput(t *testing.T) {
 				{"exit file as entry", check("--file", own+"_rth_ok.S", "--role", "entry"), 2, "defines return_to_handler, the symbol of an exit trampoline", ""},
 				{"entry file as exit", check("--file", own+"_entry_ok.S", "--role", "exit"), 2, "the symbol of an entry trampoline, not return_to_handler: use --role entry", ""},
 				{"undefined symbols", check("--file", file("undefined.S"), "--role", "exit"), 2, "undefined symbols: nowhere_fn, other_missing", ""},
-				{"unknown arch", []string{"check", "--arch", "mips"}, 2, "valid are arm64, s390x, x86_64", ""},
+				{"unknown arch", []string{"check", "--arch", "mips"}, 2, "valid are arm64, riscv64, s390x, x86_64", ""},
 				{"unknown variant", check("--variant", "nope"), 2, "unknown " + arch + " variant \"nope\": valid are", ""},
 				{"unknown workload", []string{"check", "--arch", arch, "--workload", "nope"}, 2, "valid are add", ""},
 				{"unknown scenario", check("--scenario", "nope"), 2, "valid are bpf, bpf-prefix, bpf-ret, bpf-ret-v6.18, default", ""},

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,14 +60,20 @@ func TestKernelCLI(t *testing.T) {
 	s390 := writeTree(t, [2]int{6, 14}, map[string]string{"arch/s390/kernel/mcount.S": "s390x_v6.14.S"}, "")
 	both := writeTree(t, [2]int{6, 19}, map[string]string{"arch/x86/kernel/ftrace_64.S": "x86_64_v6.19.S", "arch/s390/kernel/mcount.S": "s390x_v6.14.S"}, "")
 	stable := writeTree(t, [2]int{6, 12}, map[string]string{"arch/s390/kernel/mcount.S": "s390x_mixed_old_graph.S",
-		"arch/x86/kernel/ftrace_64.S": "x86_64_v6.14.S", "arch/arm64/kernel/entry-ftrace.S": "arm64_v6.14.S", "arch/riscv/kernel/mcount-dyn.S": "arm64_v6.14.S"}, "")
+		"arch/x86/kernel/ftrace_64.S": "x86_64_v6.14.S", "arch/arm64/kernel/entry-ftrace.S": "arm64_v6.14.S", "arch/riscv/kernel/mcount-dyn.S": "riscv64_mixed_new_entry.S"}, "")
+	riscv := writeTree(t, [2]int{6, 14}, map[string]string{"arch/riscv/kernel/mcount-dyn.S": "riscv64_mixed_new_entry.S",
+		"arch/riscv/kernel/mcount.S": "riscv64_v6.14_mcount.S"}, "")
 	wl := []string{"--workload", "add", "--calls", "2"}
 	cases := []cliCase{
+		// riscv64: mcount.S is checked beside mcount-dyn.S (kernel.Tree
+		// Companions); the v6.14 return_to_handler writes the caller's frame.
+		{append([]string{"check", "--tree", riscv, "--role", "exit"}, wl...), 1, "arch/riscv/kernel/mcount.S:return_to_handler / add:\n  error stack", ""},
+		{append([]string{"check", "--tree", riscv, "--role", "entry"}, wl...), 0, "arch/riscv/kernel/mcount-dyn.S:ftrace_caller", ""},
 		// A stable tree: each file's model from its content, the Makefile
-		// a note; the riscv64 file noted, not checked.
+		// a note.
 		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/s390/kernel/mcount.S: Makefile says v6.12; its return_to_handler is v6.14+-style: a stable backport", ""},
 		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/x86/kernel/ftrace_64.S: Makefile says v6.12; the file is v6.14+-style: a stable backport", ""},
-		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/riscv/kernel/mcount-dyn.S: not checked: the tool has no riscv64 kernel models", ""},
+		{append([]string{"check", "--tree", stable}, wl...), 0, "note: arch/riscv/kernel/mcount-dyn.S: Makefile says v6.12; its return_to_handler is v6.3-v6.4-style: older code than the Makefile's version", ""},
 		{append([]string{"check", "--tree", stable, "--arch", "s390x"}, wl...), 0, "arch/s390/kernel/mcount.S: kernel model v6.5-v6.12 entry, v6.14+ exit, the tree's Makefile says v6.12; the file decides", ""},
 		{append([]string{"check", "--tree", stable, "--arch", "s390x"}, wl...), 0, "  exit-abi              struct ftrace_regs           file: return_to_handler fills a struct ftrace_regs (v6.14+): `aghi %r15,-STACK_FRAME_SIZE_FREGS` (arch/s390/kernel/mcount.S:", ""},
 		{append([]string{"check", "--tree", stable, "--arch", "s390x", "--json"}, wl...), 0, `"makefile_version": "v6.12"`, ""},
@@ -160,6 +167,35 @@ func TestPatchDelta(t *testing.T) {
 	// The tree itself is unchanged.
 	if got, _ := os.ReadFile(filepath.Join(tree, "arch/x86/kernel/ftrace_64.S")); !bytes.Equal(got, orig) {
 		t.Error("--patch changed the tree")
+	}
+}
+
+// TestPatchDeltaRISCV64: the change of 67a5ba8f742f on the v6.14-style
+// return_to_handler removes its stack, stale-read and fault errors and
+// adds the fix's missing frame record (backchain).
+func TestPatchDeltaRISCV64(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"check", "--arch", "riscv64", "--file", kdata + "riscv64_v6.14_mcount.S", "--role", "exit",
+		"--patch", kdata + "riscv64_v6.14_fix.patch", "--workload", "add", "--calls", "2", "--json"}, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d (want 1: the fix keeps no frame record): %s", code, errb.String())
+	}
+	var rep report.PatchReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Delta) != 1 {
+		t.Fatalf("delta rows %d, want 1", len(rep.Delta))
+	}
+	d := rep.Delta[0]
+	removed := fmt.Sprint(d.FindingsRemoved)
+	for _, k := range []string{"stack", "stale-read", "fault"} {
+		if !strings.Contains(removed, k) {
+			t.Errorf("findings removed %v lack %s", d.FindingsRemoved, k)
+		}
+	}
+	if fmt.Sprint(d.FindingsAdded) != "[backchain]" || strings.Join(d.SlotsAdded, " ") != "s0 a0 a1" {
+		t.Errorf("findings added %v, slots added %v; want backchain, s0 a0 a1", d.FindingsAdded, d.SlotsAdded)
 	}
 }
 

@@ -49,7 +49,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"check", "--arch", "s390x", "--variant", "rth-v14-draft", "--workload", "add", "--calls", "2"}, 1, "stale-read gprs[2]", ""},
 		{[]string{"check", "--arch", "x86_64", "--file", broken + "x86_rth_loses_rdx.S", "--role", "exit", "--workload", "ret128", "--calls", "2"}, 1, "clobber %rdx", ""},
 		{[]string{"check", "--arch", "s390x", "--file", broken + "s390x_entry_ok.S", "--role", "entry", "--workload", "add", "--calls", "2"}, 0, "ok", ""},
-		{[]string{"check", "--arch", "mips"}, 2, "", "valid are arm64, s390x, x86_64"},
+		{[]string{"check", "--arch", "mips"}, 2, "", "valid are arm64, riscv64, s390x, x86_64"},
 		{[]string{"check", "--arch", "x86_64", "--variant", "nope"}, 2, "", "valid are ftrace_caller"},
 		{[]string{"check", "--arch", "s390x", "--workload", "ret128"}, 2, "", "valid are add"},
 		{[]string{"check", "--arch", "x86_64", "--scenario", "nope"}, 2, "", "valid are bpf, bpf-prefix, bpf-ret, bpf-ret-v6.18, default"},

@@ -145,8 +145,16 @@ func (p *pickFlags) treeTramps(a *regs.Arch, t *kernel.Tree) ([]harness.Tramp, e
 		o.Config = t.ConfigFor(a.Name)
 	}
 	o.Name = rel
-	return p.load(a, filepath.Join(t.Dir, rel), o)
+	var with []companion
+	for _, c := range t.Companions[a.Name] {
+		with = append(with, companion{filepath.Join(t.Dir, c), c})
+	}
+	return p.load(a, filepath.Join(t.Dir, rel), o, with...)
 }
+
+// companion is another trampoline file of a tree's arch (its path and how
+// rows name it), checked with the arch's file (kernel.Tree.Companions).
+type companion struct{ path, name string }
 
 // tramps resolves the file or tree (first) and each named variant; none
 // chosen gives none.
@@ -204,7 +212,7 @@ func (p *pickFlags) fileTramps(a *regs.Arch, file, name string) ([]harness.Tramp
 }
 
 // load loads a kernel file and narrows to --role.
-func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]harness.Tramp, error) {
+func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions, with ...companion) ([]harness.Tramp, error) {
 	if err := checkFile(file); err != nil {
 		return nil, err
 	}
@@ -212,6 +220,19 @@ func (p *pickFlags) load(a *regs.Arch, file string, o harness.FileOptions) ([]ha
 	f, err := harness.LoadFile(a, file, o)
 	if err != nil {
 		return nil, explainFile(a, fileTramp(file, role, o), err)
+	}
+	for _, c := range with {
+		if err := checkFile(c.path); err != nil {
+			return nil, err
+		}
+		co := o
+		co.Name = c.name
+		g, err := harness.LoadFile(a, c.path, co)
+		if err != nil {
+			return nil, explainFile(a, fileTramp(c.path, role, co), err)
+		}
+		p.addNote(g)
+		f.Join(g)
 	}
 	switch role {
 	case "", trampolines.Entry, trampolines.Exit:

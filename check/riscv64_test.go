@@ -1,0 +1,67 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"trampemu/harness"
+	"trampemu/regs"
+)
+
+// The riscv64 shape of the hand observations (analyze_test.go): the call
+// site "auipc t0; jalr t0" enters with t0 = ip+8 and ra = parent, a0 is
+// an argument, the trampoline leaves with ra = parent, and at the call
+// into C the frame records from s0 (kept by the trampoline: the caller's)
+// go caller -> driver.
+func init() {
+	handArch[regs.RISCV64.Name] = func(a *regs.Arch, inv *harness.Invocation, ret, parent uint64) {
+		t0 := a.MustReg("t0")
+		inv.Before[a.Args[0]] = uint64(0xc0)<<56 | 0x1234_5678
+		inv.Before[t0], inv.Before[a.Link] = ret, parent
+		sp := inv.Before[a.SP]
+		driverRec := inv.DriverSP + 32
+		inv.DriverRecord = driverRec
+		callerRec := sp + 0x40
+		inv.Before[a.FP] = callerRec
+		inv.After = inv.Before
+		hc := &inv.Calls[0]
+		r := inv.Before
+		r[a.SP] = sp - 256
+		r[a.Args[0]], r[a.Args[1]], r[a.Args[2]] = ret-uint64(a.McountInsnSize), parent, handOps
+		hc.Regs = r
+		hc.Backchain = []uint64{callerRec, a.Memory.Text.Base + 0x10, driverRec, 0}
+	}
+}
+
+// The riscv64 frame-record check: a chain that skips the caller's record
+// or ends before the driver's is named, a sound one passes.
+func TestRISCV64FrameRecords(t *testing.T) {
+	a := regs.RISCV64
+	cases := []struct {
+		name   string
+		change func(*harness.HostCall)
+		want   string
+	}{
+		{"sound", func(*harness.HostCall) {}, ""},
+		{"caller's record skipped", func(hc *harness.HostCall) { hc.Backchain[0] = 0x8 }, "the caller's frame record"},
+		{"chain ends early", func(hc *harness.HostCall) { hc.Backchain = hc.Backchain[:2] }, "the driver's frame record"},
+		{"s0 moved off the chain", func(hc *harness.HostCall) { hc.Backchain = []uint64{hc.Regs[a.SP], 0} }, "the caller's frame record"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inv := handInvocation(t, a)
+			hc := &inv.Calls[0]
+			c.change(hc)
+			summary, example := riscv64FrameRecords(a, inv, hc)
+			if c.want == "" {
+				if summary != "" {
+					t.Fatalf("sound chain: %s (%s)", summary, example)
+				}
+				return
+			}
+			if !strings.Contains(summary, c.want) || !strings.Contains(summary, "s0") {
+				t.Errorf("summary %q, want it to name %q", summary, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package harness
+
+import (
+	"trampemu/ftrace"
+	"trampemu/regs"
+)
+
+// riscv64 interrupts, unwinding and frame records.
+//
+// An interrupt or exception taken in S-mode stays on the current kernel
+// stack: handle_exception saves a pt_regs (PT_SIZE_ON_STACK, 288 bytes)
+// below the interrupted sp (arch/riscv/kernel/entry.S); the C handlers'
+// frames follow below. The psABI has no red zone and the kernel keeps
+// nothing below sp: the interrupt model poisons below sp as on the other
+// arches (InterruptDepth covers 288).
+//
+// The unwinder follows frame records from s0 (arch/riscv/kernel/stacktrace.c
+// walk_stackframe, torvalds/linux@0604aa87b098, and
+// arch/riscv/include/asm/stacktrace.h @2e60c498a4a3): from an exception
+// boundary pc = regs->epc, fp = regs->s0, sp = regs->sp; each record is
+// (struct stackframe *)fp - 1 = {fp, ra} (the caller's s0 at fp - 16, the
+// return address at fp - 8); fp must be 8-aligned and at least sp + 16
+// (the walk moves sp to fp); the next pc is ftrace_graph_ret_addr(current,
+// &graph_idx, frame->ra, &frame->ra). When the first record's ra slot
+// holds a valid frame pointer at the interrupted pc (a leaf that saved
+// only s0), the walk takes fp = that word and pc = regs->ra instead. The
+// entry trampolines build no record for the traced function (its
+// prologue has not run): the traced function's caller is then only in ra
+// and fregs->ra, which the unwinder does not read.
+//
+// The driver's s0 points just above a record {0, 0} 16 bytes above its
+// stack arguments, which ends every chain (a zero ra is no kernel text).
+func init() {
+	harnessArches[regs.RISCV64.Name] = &harnessArch{
+		unwind: unwinder{found: riscv64Found, caller: riscv64Caller},
+		// prepare_ftrace_return(parent, self_addr, frame_pointer)
+		// (arch/riscv/kernel/ftrace.c v5.11-v6.7), the old graph path's
+		// form; the registry's entries go through ftrace_graph_func.
+		prepareABI: ftrace.PrepareParentIPFP,
+		// callee_saved sums x..10x in s1-s10.
+		calleeSavedSum: 55,
+		chain:          riscv64FrameRecords,
+		driverFrame: func(h *Harness) {
+			r := riscv64DriverRecord(h)
+			h.M.WriteWord(r-16, 0)
+			h.M.WriteWord(r-8, 0)
+		},
+		callRegs:     func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = riscv64DriverRecord(h) },
+		driverRecord: riscv64DriverRecord,
+		// auipc t0; jalr t0: t0 = the site + 8, where "jr t0" goes.
+		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.MustReg("t0")] },
+		// The entry reloads ra from fregs->ra (FREGS_RA), where
+		// ftrace_graph_func puts return_to_handler.
+		linkSlot: "ra",
+	}
+}
+
+// riscv64DriverRecord is the frame pointer of the driver's record: its
+// {fp, ra} sit above the two stack-argument words the checked driver
+// stores at its sp.
+func riscv64DriverRecord(h *Harness) uint64 { return h.driverSP + 32 }
+
+// riscv64Caller: ra at entry (the call site's auipc t0/jalr t0 leaves it),
+// filed by ftrace_graph_func under &fregs->ra, the ra slot of the entry's
+// struct __arch_ftrace_regs below the entry sp (FREGS_SIZE_ON_STACK of
+// v6.11+; the registry's entries and the kernel files of that layout).
+//
+// The older entries keep it elsewhere below the entry sp: the v6.3-v6.7
+// ftrace_caller in its 80-byte ABI block at ABI_RA = 72 (SAVE_ABI,
+// arch/riscv/kernel/mcount-dyn.S, fusaty/freax@d02cfbb5ae56), where the
+// patched ftrace_graph_call hands prepare_ftrace_return "addi a0, sp,
+// ABI_RA"; the pt_regs entries (ftrace_regs_caller of v6.3-v6.10, both
+// of v6.8-v6.10) at PT_RA of their PT_SIZE_ON_STACK frame.
+func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
+	a := h.Arch
+	sp := inv.Before[a.SP]
+	switch e := h.Setup.Entry; {
+	case e.NoRegs():
+		const abiSize, abiRA = 80, 72
+		return inv.Before[a.Link], sp - abiSize + abiRA
+	case e.PtRegs():
+		return inv.Before[a.Link], sp - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
+	}
+	ra := a.Frame.MustSlot("ra")
+	return inv.Before[a.Link], sp - regs.RISCV64FregsSizeOnStack + uint64(ra.Off)
+}
+
+// riscv64Found: the interrupted pc (translated when it is
+// return_to_handler itself), then the return addresses of the frame
+// records from s0, as walk_stackframe reads them.
+func riscv64Found(h *Harness, inv *Invocation, r *regs.RegFile, out []uint64) []uint64 {
+	a := h.Arch
+	pc, fp, sp := r[a.PC], r[a.FP], r[a.SP]
+	out = append(out, h.graphRetAddr(pc, 0))
+	first := true
+	for i := 0; i < 256; i++ {
+		if fp%8 != 0 || fp < sp+16 || !a.Memory.Stack.Contains(fp-16) {
+			break
+		}
+		b := h.M.Mem(fp-16, 16)
+		if b == nil {
+			break
+		}
+		next, ra := a.Word(b), a.Word(b[8:])
+		sp = fp
+		if first && next != 0 && ra%8 == 0 && ra >= sp+16 && a.Memory.Stack.Contains(ra) {
+			// the leaf test: the ra slot holds a frame pointer
+			fp, pc = ra, r[a.Link]
+		} else {
+			fp, pc = next, h.graphRetAddr(ra, fp-8)
+		}
+		first = false
+		if pc == 0 {
+			break // the driver's final record
+		}
+		out = append(out, pc)
+	}
+	return out
+}
+
+// riscv64FrameRecords walks the frame records from s0 at a host call into
+// out as pairs (frameRecords): riscv's record {fp, ra} sits 16 bytes
+// below the frame pointer.
+func riscv64FrameRecords(h *Harness, out []uint64, loads []Access, r *regs.RegFile) ([]uint64, []Access) {
+	return frameRecords(h, out, loads, r[h.Arch.FP], -16)
+}

@@ -1,0 +1,74 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"trampemu/check"
+	"trampemu/harness"
+	"trampemu/regs"
+	"trampemu/trampolines"
+)
+
+// riscv64Broken are the riscv64 fixes as broken/fixed pairs
+// (testdata/broken/riscv64, written for trampemu; docs/riscv64.md "The
+// fixes as broken/fixed pairs"): each file's first comment says what it
+// must be caught as, or that it must pass.
+var riscv64Broken = []brokenCase{
+	// 67a5ba8f742f: the v6.14 block at pt_regs indices writes a0/a1 at
+	// and above the entry sp, and ftrace_return_to_handler reads an
+	// unwritten s0 and stops at "Bad frame pointer".
+	{"riscv64_rth_pt_regs_idx.S", []check.Kind{check.Stack, check.StaleRead, check.Fault}, nil},
+	// the fix itself: no frame record at s0-16 (the unwritten a7 slot)
+	{"riscv64_rth_fregs_fix.S", []check.Kind{check.Backchain}, nil},
+	{"riscv64_rth_fregs_record_ok.S", nil, nil},
+	// 7caa9765465f: regs->sp of the v6.3-v6.10 ftrace_regs_caller
+	{"riscv64_entry_regs_lowered_sp.S", []check.Kind{check.WrongValue}, nil},
+	{"riscv64_entry_regs_sp_ok.S", nil, nil},
+}
+
+// TestRISCV64BrokenFiles: each riscv64 pair is caught with exactly its
+// kinds on every workload, through the --file path; the fixed twins pass.
+func TestRISCV64BrokenFiles(t *testing.T) {
+	dir := "testdata/broken/riscv64"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.S"))
+	if len(files) != len(riscv64Broken) {
+		t.Errorf("%s has %d files, the table %d: keep them in step", dir, len(files), len(riscv64Broken))
+	}
+	for _, c := range riscv64Broken {
+		c := c
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			text, err := os.ReadFile(filepath.Join(dir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, _, _ := strings.Cut(string(text), "*/")
+			head = strings.Join(strings.Fields(head), " ")
+			want := "must pass with no error finding"
+			if len(c.want) > 0 {
+				want = "Must be caught as: " + string(c.want[0])
+			}
+			if !strings.Contains(head, want) {
+				t.Errorf("the comment does not say %q", want)
+			}
+			role := trampolines.Exit
+			if strings.Contains(c.file, "_entry_") {
+				role = trampolines.Entry
+			}
+			a := regs.RISCV64
+			tr, err := harness.FromFile(a, filepath.Join(dir, c.file), role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range runCheck(t, check.Config{Arch: a, Tramp: tr, Workloads: brokenWorkloads(a), Calls: 3, Seed: 3}) {
+				if got := errorKinds(r); !slices.Equal(got, sortedKinds(c.want...)) {
+					t.Errorf("%s: error kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(c.want), findings(r))
+				}
+			}
+		})
+	}
+}
