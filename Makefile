@@ -49,8 +49,16 @@ vet: deps
 
 test: deps fmt-check vet
 	$(GO) test -race -count=1 -timeout 30m ./...
+	@$(MAKE) --no-print-directory doc-commands
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=50000x
 	@$(MAKE) --no-print-directory verify-trees
+
+# Every trampemu command line of README.md and docs/*.md run whole, once:
+# TestDocCommands without -race (under make test's -race step the report,
+# mutate and native lines only parse their flags, race_on_test.go).
+.PHONY: doc-commands
+doc-commands: deps
+	$(GO) test -count=1 -timeout 20m -run '^TestDocCommands$$' ./cmd/trampemu
 
 # Every fuzz target of the module, FUZZTIME each.
 fuzz: deps

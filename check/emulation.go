@@ -70,6 +70,18 @@ type Emulation struct {
 	// and FunctionNs, it splits the overhead into the block hook and the
 	// host calls into Go.
 	BlocksNs Spread `json:"blocks_only_ns"`
+	// ChecksOnNs is the graph call (the same users) with checks on: the
+	// checked driver (canaries in every register, the results compared),
+	// the trampolines' enter and leave events, stack poison, the host
+	// calls' register files and frames recorded (harness.Options.Checks),
+	// each call handed to the analysis' callback and its observations
+	// recycled; the memory probes' budget is spent in the warm-up round.
+	ChecksOnNs Spread `json:"checks_on_ns"`
+	// ChecksOnRatio is checks on over checks off (GraphNs), the median of
+	// the rounds' ratios; ChecksOnSpread that median with the smallest and
+	// largest round's.
+	ChecksOnRatio  float64 `json:"checks_on_ratio"`
+	ChecksOnSpread Spread  `json:"checks_on_ratio_spread"`
 	// InsnsPerCall is the instructions of one function-tracer traced call
 	// (the same raw and hooked).
 	InsnsPerCall float64 `json:"insns_per_call"`
@@ -114,8 +126,9 @@ func quantile(xs []float64, q float64) float64 {
 }
 
 // MeasureEmulation times the arch's current pairing: repeats rounds, each
-// one run of calls traced calls per configuration (graph, function tracer,
-// raw), the configurations interleaved within a round.
+// one run of calls traced calls per configuration (graph with checks off
+// and on, function tracer, block hook only, raw), the configurations
+// interleaved within a round.
 func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error) {
 	em := Emulation{Arch: a.Name, Calls: calls, Repeats: repeats}
 	entry, err := harness.Current(a, trampolines.Entry)
@@ -140,6 +153,11 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		return em, err
 	}
 	defer graph.Close()
+	checked, runChecked, err := startChecked(setup)
+	if err != nil {
+		return em, err
+	}
+	defer checked.Close()
 	fn, err := start("function")
 	if err != nil {
 		return em, err
@@ -203,12 +221,30 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		}
 		return float64(t1-t0) / float64(calls), nil
 	}
-	var gs, fs, rs, bs, ratios []float64
+	timeChecked := func() (float64, error) {
+		t0, err := threadCPU()
+		if err != nil {
+			return 0, err
+		}
+		if err := runChecked(int(calls)); err != nil {
+			return 0, err
+		}
+		t1, err := threadCPU()
+		if err != nil {
+			return 0, err
+		}
+		return float64(t1-t0) / float64(calls), nil
+	}
+	var gs, cs, fs, rs, bs, ratios, cratios []float64
 	// One untimed round warms the translation caches.
 	for r := -1; r < repeats; r++ {
 		g, err := timeOne(graph)
 		if err != nil {
 			return em, fmt.Errorf("%s graph: %w", a.Name, err)
+		}
+		c, err := timeChecked()
+		if err != nil {
+			return em, fmt.Errorf("%s graph, checks on: %w", a.Name, err)
 		}
 		f, err := timeOne(fn)
 		if err != nil {
@@ -223,19 +259,54 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 			return em, fmt.Errorf("%s block hook only: %w", a.Name, err)
 		}
 		if r >= 0 {
-			gs, fs, rs, bs = append(gs, g), append(fs, f), append(rs, w), append(bs, k)
-			ratios = append(ratios, f/w)
+			gs, cs, fs, rs, bs = append(gs, g), append(cs, c), append(fs, f), append(rs, w), append(bs, k)
+			ratios, cratios = append(ratios, f/w), append(cratios, c/g)
 		}
 	}
 	if graph.Returns == 0 || fn.FunctionHits == 0 {
 		return em, fmt.Errorf("%s: the timed calls were not traced (%d graph returns, %d function-tracer hits)", a.Name, graph.Returns, fn.FunctionHits)
 	}
+	if n := uint64(repeats+1) * calls; checked.Returns != n || checked.FunctionHits != n {
+		return em, fmt.Errorf("%s: the checked calls were not all traced (%d returns, %d function-tracer hits for %d calls)", a.Name, checked.Returns, checked.FunctionHits, n)
+	}
+	em.ChecksOnNs, em.ChecksOnSpread = spreadOf(cs), spreadOf(cratios)
+	em.ChecksOnRatio = em.ChecksOnSpread.Median
 	em.GraphNs, em.FunctionNs, em.RawNs, em.BlocksNs = spreadOf(gs), spreadOf(fs), spreadOf(rs), spreadOf(bs)
 	em.TracedCallsPerS = 1e9 / em.GraphNs.Median
 	em.RatioSpread = spreadOf(ratios)
 	em.RawUnicornRatio = em.RatioSpread.Median
 	em.RatioIQR = [2]float64{quantile(ratios, 0.25), quantile(ratios, 0.75)}
 	return em, nil
+}
+
+// startChecked starts the pairing with a function tracer and a graph user
+// and checks on, and returns it with a function that makes n checked calls
+// of add in one run of the checked driver: one call reused (the driver sets
+// its canaries and arguments every time), each finished call handed to a
+// callback that drops it, as a streaming analysis would, and its
+// invocations recycled.
+func startChecked(setup harness.Setup) (*harness.Harness, func(n int) error, error) {
+	sc, err := harness.FindUserSet("function-graph")
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := harness.Start(setup, harness.Options{Checks: true, Timeout: 60 * time.Second, OnCall: func(*harness.Call) {}}, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	calls, err := harness.RandomCalls(h, "add", 1, 1)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	c := calls[0]
+	run := func(n int) error {
+		return h.RunCalls(n, func(int) *harness.Call {
+			c.Results, c.Done = c.Results[:0], false
+			return c
+		})
+	}
+	return h, run, nil
 }
 
 // threadCPU is the calling thread's CPU time in ns.

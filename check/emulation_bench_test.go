@@ -1,6 +1,7 @@
 package check
 
 import (
+	"runtime"
 	"testing"
 
 	"trampemu/harness"
@@ -126,4 +127,70 @@ func currentHarness(tb testing.TB, a *regs.Arch, scenario string, o harness.Opti
 	}
 	tb.Cleanup(h.Close)
 	return h
+}
+
+// BenchmarkChecksOn/<arch>/checks-{off,on}: b.N traced calls of add with a
+// function tracer and a graph user through the arch's current pairing,
+// checks off (the fast driver) and on (the checked driver with every
+// observation: startChecked, as MeasureEmulation's checks-on column), in
+// one run each after a warm-up that spends the memory probes' budget.
+// benchstat on the two gives what the checks add per call; -benchmem
+// shows what a checked call allocates; -cpuprofile where it goes.
+func BenchmarkChecksOn(b *testing.B) {
+	for _, a := range regs.Arches {
+		for _, checks := range []bool{false, true} {
+			name := a.Name + "/checks-off"
+			if checks {
+				name = a.Name + "/checks-on"
+			}
+			b.Run(name, func(b *testing.B) {
+				var h *harness.Harness
+				var run func(int) error
+				if checks {
+					entry, err := harness.Current(a, trampolines.Entry)
+					if err != nil {
+						b.Fatal(err)
+					}
+					exit, err := harness.Current(a, trampolines.Exit)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if h, run, err = startChecked(harness.Setup{Arch: a, Entry: entry, Exit: exit}); err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(h.Close)
+				} else {
+					h = currentHarness(b, a, "function-graph", harness.Options{})
+					run = func(n int) error { return h.RunFast("add", []uint64{1, 2}, uint64(n)) }
+				}
+				if err := run(1024); err != nil {
+					b.Fatal(err)
+				}
+				returns := h.Returns
+				// The emulating thread's CPU time as well: on a shared
+				// machine it varies much less than the clock.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				b.ReportAllocs()
+				b.ResetTimer()
+				t0, err := threadCPU()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := run(b.N); err != nil {
+					b.Fatal(err)
+				}
+				t1, err := threadCPU()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if got := h.Returns - returns; got != uint64(b.N) {
+					b.Fatalf("%d graph returns for %d calls", got, b.N)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/tracedcall")
+				b.ReportMetric(float64(t1-t0)/float64(b.N), "cpu-ns/tracedcall")
+			})
+		}
+	}
 }

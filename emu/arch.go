@@ -50,6 +50,11 @@ type machineArch struct {
 	// would not fault on as the CPU does (s390x: an lpswe of an invalid
 	// PSW mask); nil: none.
 	guardCode func(m *Machine, lo, hi uint64) error
+	// contextRegs: read the registers of callbacks and watch events from
+	// one saved copy of the CPU state (uc_context_save) at offsets found
+	// at start (tm_ctx_calibrate), not with a uc_reg_read per register:
+	// for an arch whose context is small and whose register reads are slow.
+	contextRegs bool
 }
 
 // clobberFlags is what a clobbering host function leaves in the flags

@@ -28,8 +28,10 @@ type HostFunc func(m *Machine) error
 // see Machine.Watch.
 type WatchEvent struct {
 	Enter bool
-	PC    uint64       // the first address executed inside (enter) or outside (leave)
-	Regs  regs.RegFile // the registers at that moment
+	PC    uint64 // the first address executed inside (enter) or outside (leave)
+	// Regs are the registers at that moment, in the C log (valid while
+	// DrainWatch's fn runs: copy what is kept).
+	Regs *regs.RegFile
 	// Above holds the WatchAbove bytes of guest memory from the stack
 	// pointer at the last enter up (the same bytes for an enter and its
 	// leave; nil when that is outside guest memory).
@@ -77,7 +79,9 @@ type Machine struct {
 	tracer    Tracer // see Trace
 	interrupt InterruptFunc
 	accbuf    []Access
-	wev       WatchEvent
+	// contextRegs: registers read from a saved context (calibrateContext)
+	contextRegs int
+	wev         WatchEvent
 
 	inCallback bool
 	cbErr      error  // error of the Go callback that stopped the run
@@ -134,6 +138,9 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
 	m.dis = asm.NewDisassembler(a, nil)
+	if hooks.contextRegs {
+		m.calibrateContext()
+	}
 	if err := m.setClobber(); err != nil {
 		m.Close()
 		return nil, err
@@ -405,7 +412,7 @@ func (m *Machine) DrainWatch(fn func(*WatchEvent)) (rest []Access, overflow bool
 		ev.Enter, ev.PC = e.enter != 0, uint64(e.pc)
 		ev.Tag = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.tag)), 8))
 		ev.Below = m.Arch.Word(unsafe.Slice((*byte)(unsafe.Pointer(&e.below)), 8))
-		ev.Regs = *(*regs.RegFile)(unsafe.Pointer(&e.regs[0])) // uint64_t[TM_NREGS]
+		ev.Regs = (*regs.RegFile)(unsafe.Pointer(&e.regs[0])) // uint64_t[TM_NREGS]
 		ev.Above = nil
 		if e.above_ok != 0 {
 			ev.Above = unsafe.Slice((*byte)(unsafe.Pointer(&e.above[0])), WatchAbove)

@@ -140,9 +140,24 @@ func (m *Machine) setClobber() error {
 			return fmt.Errorf("emu: writing the clobber routine: %w", err)
 		}
 	}
+	return m.Prefetch(nil)
+}
+
+// Prefetch sets the registers every host call reads in C before Go runs,
+// in one batch: its first four arguments and extra (indices into
+// m.Arch.Regs; the pc is known without a read). Reg and Regs read the
+// rest on demand.
+func (m *Machine) Prefetch(extra []int) error {
+	a := m.Arch
 	var pre [regs.NumRegs]C.int
 	k := 0
-	for _, i := range a.Args[:min(len(a.Args), 4)] {
+	for _, i := range slices.Concat(a.Args[:min(len(a.Args), 4)], extra) {
+		if i < 0 || i >= len(a.Regs) {
+			return fmt.Errorf("emu: prefetch of register %d: %s has %d", i, a.Name, len(a.Regs))
+		}
+		if slices.Contains(pre[:k], C.int(i)) {
+			continue
+		}
 		pre[k] = C.int(i)
 		k++
 	}
@@ -150,8 +165,38 @@ func (m *Machine) setClobber() error {
 	return nil
 }
 
+// calibrateContext finds where the general registers (all but pc and the
+// flags, whose values the engine computes) lie in a saved CPU context, so
+// that callbacks and watch events read them from one uc_context_save
+// (machineArch.contextRegs). A register not found reads through
+// uc_reg_read as before; ContextRegs says how many were found.
+func (m *Machine) calibrateContext() {
+	a := m.Arch
+	var idx [regs.NumRegs]C.int
+	n := 0
+	for i := range a.Regs {
+		if i != a.PC && i != a.Flags {
+			idx[n] = C.int(i)
+			n++
+		}
+	}
+	m.contextRegs = max(0, int(C.tm_ctx_calibrate(m.c, &idx[0], C.int(n))))
+}
+
+// ContextRegs is how many registers callbacks and watch events read from
+// a saved CPU context (0: every register through uc_reg_read).
+func (m *Machine) ContextRegs() int { return m.contextRegs }
+
 // UnicornRegID returns the Unicorn id that unicorn.h gives register i of
 // the arch (regs order); the tests compare it with package regs.
 func UnicornRegID(a *regs.Arch, i int) int {
 	return int(C.tm_uc_reg_id(C.int(a.UnicornArch), C.int(i)))
+}
+
+// regThroughEngine reads register i with uc_reg_read, never from a saved
+// context: the reference the context reads are tested against.
+func (m *Machine) regThroughEngine(i int) uint64 {
+	var v C.uint64_t
+	C.tm_reg_read_engine(m.c, C.int(i), &v)
+	return uint64(v)
 }

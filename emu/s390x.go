@@ -27,6 +27,12 @@ var s390Machine = &machineArch{
 	flagsXor:    3 << 44,
 	clobberCode: s390ClobberCode, jump: s390Jump,
 	flagsWriteHasEffects: true,
+	// Unicorn 2.1.1 on an x86-64 host: reading r0-r15 takes 180 ns
+	// (uc_reg_read_batch), saving the 1208-byte context 29 ns; a checked
+	// traced call reads the registers six times. (x86-64: 104 ns for its
+	// 17 registers against 125 ns for a 5552-byte context; arm64: 102 ns
+	// for 33 against 248 ns for 12624 bytes: they read per register.)
+	contextRegs: true,
 }
 
 // s390DecodeInterrupt decodes program interruptions (EXCP_PGM, intno 3 in

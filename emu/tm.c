@@ -34,6 +34,12 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, 
 		return NULL;
 	}
 	m->insn_limit = UINT64_MAX;
+	for (int i = 0; i < nregs; i++) {
+		if (i == pc_index)
+			continue;
+		m->event_ids[m->nevent] = m->reg_ids[i];
+		m->event_ptrs[m->nevent++] = &m->regs[i];
+	}
 	// The arch's own setup (the s390x PSW mask, x86-64 paging) is done by
 	// the Go hooks of emu/x86_64.go and emu/s390x.go.
 	return m;
@@ -50,6 +56,8 @@ void tm_free(tm *m) {
 	free(m->wlog);
 	free(m->poison_pat);
 	free(m->blocks);
+	if (m->ctx)
+		uc_context_free(m->ctx);
 	free(m);
 }
 
@@ -227,13 +235,130 @@ static tm_block *tm_lookup(tm *m, uint64_t addr, uint32_t size) {
 	return b;
 }
 
-uc_err tm_read_regs(tm *m) {
+// tm_pattern is calibration value k of round r: distinct per register and
+// round, and unlike anything else a fresh CPU state holds.
+static uint64_t tm_pattern(int r, int k) {
+	uint64_t v = 0x7e3c5a96d1f2b408ULL ^ ((uint64_t)(k + 1) * 0x9e3779b97f4a7c15ULL);
+	return r ? ~v ^ 0x0123456789abcdefULL : v;
+}
+
+// tm_find finds the one offset of v (host byte order) in the context's
+// bytes: -1 when it is not there, or there more than once.
+static int32_t tm_find(tm *m, uint64_t v) {
+	int32_t at = -1;
+	for (size_t o = 0; o + 8 <= m->ctx_size; o++) {
+		if (memcmp(m->ctx_bytes + o, &v, 8) != 0)
+			continue;
+		if (at >= 0)
+			return -1;
+		at = (int32_t)o;
+	}
+	return at;
+}
+
+// tm_ctx_calibrate finds where the registers idx[0..n) lie in a saved
+// context (uc_context_save copies the CPU state; uc_context_size is the
+// size of the whole allocation, which this reads as plain bytes): each gets
+// a distinct value in two rounds, and an offset counts only when each
+// round found its value there and nowhere else. The registers get their
+// values back, and a last save must show them at the offsets found. On
+// success the register reads of callbacks and events come from the
+// context (ctx_on); returns how many registers do, or -1 (nothing changed:
+// every read goes through uc_reg_read).
+int tm_ctx_calibrate(tm *m, const int *idx, int n) {
+	uint64_t saved[TM_NREGS];
+	int32_t off[2][TM_NREGS];
+	if (n <= 0 || n > m->nregs)
+		return -1;
+	if (!m->ctx) {
+		if (uc_context_alloc(m->uc, &m->ctx) != UC_ERR_OK) {
+			m->ctx = NULL;
+			return -1;
+		}
+		m->ctx_bytes = (const uint8_t *)m->ctx;
+		m->ctx_size = uc_context_size(m->uc);
+	}
+	for (int k = 0; k < n; k++)
+		if (uc_reg_read(m->uc, m->reg_ids[idx[k]], &saved[k]) != UC_ERR_OK)
+			return -1;
+	int ok = 1;
+	for (int r = 0; r < 2 && ok; r++) {
+		for (int k = 0; k < n; k++) {
+			uint64_t v = tm_pattern(r, k);
+			if (uc_reg_write(m->uc, m->reg_ids[idx[k]], &v) != UC_ERR_OK)
+				ok = 0;
+		}
+		if (!ok || uc_context_save(m->uc, m->ctx) != UC_ERR_OK) {
+			ok = 0;
+			break;
+		}
+		for (int k = 0; k < n; k++)
+			off[r][k] = tm_find(m, tm_pattern(r, k));
+	}
+	for (int k = 0; k < n; k++)
+		uc_reg_write(m->uc, m->reg_ids[idx[k]], &saved[k]);
+	if (!ok || uc_context_save(m->uc, m->ctx) != UC_ERR_OK)
+		return -1;
+	int32_t found[TM_NREGS];
+	int got = 0;
+	for (int i = 0; i < TM_NREGS; i++)
+		found[i] = -1;
+	for (int k = 0; k < n; k++) {
+		uint64_t v;
+		if (off[0][k] < 0 || off[0][k] != off[1][k])
+			continue;
+		memcpy(&v, m->ctx_bytes + off[0][k], 8);
+		if (v != saved[k])
+			continue;
+		found[idx[k]] = off[0][k];
+		got++;
+	}
+	if (!got)
+		return -1;
+	memcpy(m->ctx_off, found, sizeof(found));
+	m->ctx_on = 1;
+	return got;
+}
+
+// tm_read_set reads registers idx[0..n) into the batch: from one saved
+// context when calibrated, every register the context does not hold (or
+// all, without one) in one uc_reg_read_batch.
+static uc_err tm_read_set(tm *m, const int *idx, int n) {
+	int ids[TM_NREGS];
 	void *ptrs[TM_NREGS];
+	int k = 0;
+	if (m->ctx_on) {
+		uc_err err = uc_context_save(m->uc, m->ctx);
+		if (err != UC_ERR_OK)
+			return err;
+	}
+	for (int j = 0; j < n; j++) {
+		int i = idx[j];
+		if (m->ctx_on && m->ctx_off[i] >= 0) {
+			memcpy(&m->regs[i], m->ctx_bytes + m->ctx_off[i], 8);
+			continue;
+		}
+		ids[k] = m->reg_ids[i];
+		ptrs[k++] = &m->regs[i];
+	}
+	if (k == 0)
+		return UC_ERR_OK;
+	return uc_reg_read_batch(m->uc, ids, ptrs, k);
+}
+
+uc_err tm_read_regs(tm *m) {
+	int idx[TM_NREGS];
 	for (int i = 0; i < m->nregs; i++)
-		ptrs[i] = &m->regs[i];
+		idx[i] = i;
 	m->dirty = 0;
 	m->valid = ~0ULL;
-	return uc_reg_read_batch(m->uc, m->reg_ids, ptrs, m->nregs);
+	return tm_read_set(m, idx, m->nregs);
+}
+
+// tm_reg_read_engine reads register idx with uc_reg_read (never from the
+// context), for the tests.
+uc_err tm_reg_read_engine(tm *m, int idx, uint64_t *v) {
+	return uc_reg_read(m->uc, m->reg_ids[idx], v);
 }
 
 // tm_read_reg reads register idx into the callback's batch.
@@ -245,19 +370,17 @@ uc_err tm_read_reg(tm *m, int idx) {
 // tm_read_missing reads every register the callback has not read yet (one
 // batch; registers Go set keep Go's value).
 uc_err tm_read_missing(tm *m) {
-	int ids[TM_NREGS];
-	void *ptrs[TM_NREGS];
+	int idx[TM_NREGS];
 	int n = 0;
 	for (int i = 0; i < m->nregs; i++) {
 		if (m->valid & (1ULL << i))
 			continue;
-		ids[n] = m->reg_ids[i];
-		ptrs[n++] = &m->regs[i];
+		idx[n++] = i;
 	}
 	m->valid = ~0ULL;
 	if (n == 0)
 		return UC_ERR_OK;
-	return uc_reg_read_batch(m->uc, ids, ptrs, n);
+	return tm_read_set(m, idx, n);
 }
 
 void tm_set_prefetch(tm *m, const int *idx, int n) {
@@ -265,8 +388,9 @@ void tm_set_prefetch(tm *m, const int *idx, int n) {
 	for (int k = 0; k < n && k < TM_NREGS; k++) {
 		if (idx[k] < 0 || idx[k] >= m->nregs || idx[k] == m->pc_index)
 			continue;
-		m->prefetch_idx[m->nprefetch] = idx[k];
-		m->prefetch_ids[m->nprefetch++] = m->reg_ids[idx[k]];
+		m->prefetch_ids[m->nprefetch] = m->reg_ids[idx[k]];
+		m->prefetch_ptrs[m->nprefetch] = &m->regs[idx[k]];
+		m->prefetch_idx[m->nprefetch++] = idx[k];
 	}
 }
 
@@ -284,9 +408,6 @@ void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags
 // tm_prefetch starts a Go host call: the pc (the stub) and the prefetch
 // set are valid, nothing is dirty.
 static uc_err tm_prefetch(tm *m, uint64_t addr) {
-	void *ptrs[TM_NREGS];
-	for (int k = 0; k < m->nprefetch; k++)
-		ptrs[k] = &m->regs[m->prefetch_idx[k]];
 	m->dirty = 0;
 	m->valid = 1ULL << m->pc_index;
 	m->regs[m->pc_index] = addr;
@@ -294,7 +415,9 @@ static uc_err tm_prefetch(tm *m, uint64_t addr) {
 		m->valid |= 1ULL << m->prefetch_idx[k];
 	if (m->nprefetch == 0)
 		return UC_ERR_OK;
-	return uc_reg_read_batch(m->uc, m->prefetch_ids, ptrs, m->nprefetch);
+	if (!m->ctx_on)
+		return uc_reg_read_batch(m->uc, m->prefetch_ids, m->prefetch_ptrs, m->nprefetch);
+	return tm_read_set(m, m->prefetch_idx, m->nprefetch);
 }
 
 // tm_finish ends a host call: the registers Go set and, with clobber, the
@@ -389,19 +512,18 @@ static int tm_fast_call(tm *m, tm_fast *f) {
 // every read; at a leave they tell whether a trampoline that hands full
 // pt_regs to its callbacks restored them).
 static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
-	int ids[TM_NREGS];
-	void *ptrs[TM_NREGS];
-	int n = 0;
 	(void)enter;
-	for (int i = 0; i < m->nregs; i++) {
-		if (i == m->pc_index)
-			continue;
-		ids[n] = m->reg_ids[i];
-		ptrs[n++] = &m->regs[i];
-	}
 	m->dirty = 0;
 	m->regs[m->pc_index] = addr;
-	return uc_reg_read_batch(m->uc, ids, ptrs, n);
+	if (!m->ctx_on)
+		return uc_reg_read_batch(m->uc, m->event_ids, m->event_ptrs, m->nevent);
+	int idx[TM_NREGS];
+	int n = 0;
+	for (int i = 0; i < m->nregs; i++) {
+		if (i != m->pc_index)
+			idx[n++] = i;
+	}
+	return tm_read_set(m, idx, n);
 }
 
 uc_err tm_write_dirty(tm *m) {

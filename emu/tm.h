@@ -112,8 +112,15 @@ typedef struct tm {
 	// demand (tm_read_reg, tm_read_missing), so that the x86-64 flags are
 	// not computed from QEMU's lazy condition codes unless asked
 	int prefetch_idx[TM_NREGS];
-	int prefetch_ids[TM_NREGS];
 	int nprefetch;
+	// the engine ids and batch addresses of the prefetch set and of a
+	// watch event's registers (all but pc), built once: a read is one
+	// uc_reg_read_batch with no set-up
+	int prefetch_ids[TM_NREGS];
+	void *prefetch_ptrs[TM_NREGS];
+	int event_ids[TM_NREGS];
+	void *event_ptrs[TM_NREGS];
+	int nevent;
 	// the clobber of a clobbering host function (tm_set_clobber): every
 	// volatile register but the link register gets clob_val, the flags
 	// (clob_flags) (v ^ flags_xor) | flags_or; one write batch with the
@@ -212,6 +219,18 @@ typedef struct tm {
 	uint64_t ff_regs[TM_NREGS]; // the registers at that leave
 	uint64_t leave_regs[TM_NREGS];
 
+	// registers read from a saved copy of the CPU state (tm_ctx_calibrate):
+	// one uc_context_save and a load per register instead of one
+	// uc_reg_read per register, for an arch whose context is small and
+	// whose register reads are slow (s390x). ctx_off[i] is where register
+	// i's value lies in the context's bytes, -1: read through uc_reg_read
+	// (a register whose value is computed, such as a flags register).
+	uc_context *ctx;
+	const uint8_t *ctx_bytes;
+	size_t ctx_size;
+	int32_t ctx_off[TM_NREGS];
+	int ctx_on;
+
 	// per-call instruction limit (checked driver): the tag word changes at
 	// every call; a call that runs more than call_limit instructions stops
 	// the run as the instruction limit does
@@ -231,9 +250,11 @@ uc_err tm_hooks(tm *m, uint64_t stub_lo, uint64_t stub_hi, uint64_t host_hi);
 uc_err tm_guard_psw(tm *m, uint64_t addr);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
+int tm_ctx_calibrate(tm *m, const int *idx, int n);
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
 uc_err tm_read_reg(tm *m, int idx);
+uc_err tm_reg_read_engine(tm *m, int idx, uint64_t *v);
 uc_err tm_read_missing(tm *m);
 void tm_set_prefetch(tm *m, const int *idx, int n);
 void tm_set_clobber(tm *m, const int *idx, const uint64_t *val, int n, int flags, uint64_t flags_xor, uint64_t flags_or);

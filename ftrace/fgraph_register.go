@@ -115,6 +115,18 @@ func (g *Graph) Registered() []*GraphOps {
 	return out
 }
 
+// AnyRegistered reports whether a graph user is registered (Registered
+// is not empty), without building the list: a checked run asks at every
+// trampoline run.
+func (g *Graph) AnyRegistered() bool {
+	for _, o := range g.array {
+		if o != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Slot returns the ops in fgraph_array slot i, or nil for the stub.
 func (g *Graph) Slot(i int) *GraphOps {
 	if i < 0 || i >= ArraySize {

@@ -127,7 +127,7 @@ func (k *Kernel) view(v *regs.Frame, addr uint64, layout *regs.Layout) *regs.Fra
 }
 
 // GraphActive reports whether a graph user is registered.
-func (k *Kernel) GraphActive() bool { return len(k.Graph.Registered()) > 0 }
+func (k *Kernel) GraphActive() bool { return k.Graph.AnyRegistered() }
 
 // EnableGraphViaOps registers ftrace_graph_func on the ops list, what
 // register_ftrace_graph does on DYNAMIC_FTRACE_WITH_ARGS kernels. With the

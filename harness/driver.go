@@ -55,7 +55,7 @@ func (h *Harness) fillBatch() error {
 		if c.InMemory {
 			c.Args[0] = rec + recRetbuf
 		}
-		in := c.In
+		in := &c.In // in place: a copy would escape to the arch hook
 		var stack [recStackArgs]uint64
 		for i, v := range c.Args {
 			if i < len(a.Args) {
@@ -66,17 +66,21 @@ func (h *Harness) fillBatch() error {
 		}
 		in[a.SP] = h.driverSP
 		if h.hooks.callRegs != nil {
-			h.hooks.callRegs(h, &in)
+			h.hooks.callRegs(h, in)
 		}
-		c.In = in
-		m.WriteWord(rec+recTarget, c.Func)
+		r := m.Mem(rec, recSize)
+		if r == nil {
+			h.batch = h.batch[:0]
+			return fmt.Errorf("the checked driver's call record at %#x is outside %s guest memory", rec, a.Name)
+		}
+		a.PutWord(r[recTarget:], c.Func)
 		// The general registers before pc and flags (x86-64 and s390x
 		// 16, arm64 x0-x30), as trampolines.RuntimeDefines lays them out.
 		for i := 0; i < trampolines.RecGPRs && i < len(a.Regs) && i != a.PC && i != a.Flags; i++ {
-			m.WriteWord(rec+recRegs+uint64(8*i), in[i])
+			a.PutWord(r[recRegs+8*i:], in[i])
 		}
 		for i, v := range stack {
-			m.WriteWord(rec+recStack+uint64(8*i), v)
+			a.PutWord(r[recStack+8*i:], v)
 		}
 		h.batch = append(h.batch, batchCall{c, rec})
 		rec += recSize

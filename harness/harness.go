@@ -44,6 +44,11 @@ type Options struct {
 	// the instruction limit does (a runaway trampoline is stopped after a
 	// few clean calls' worth of instructions, not Limit's).
 	CallLimit uint64
+	// AllHostRegs records every register at each host call in
+	// HostCall.Regs (trampemu trace shows them); without it, with Checks,
+	// only those the checks read (hostRegs), which the host call reads in
+	// C with its arguments.
+	AllHostRegs bool
 	// NoFast keeps every host call in Go (no C fast path, armFast): the
 	// reference of the traced-call profile benchmark.
 	NoFast bool
@@ -120,6 +125,7 @@ type Harness struct {
 	orcErr        error
 	unwind        unwinder     // the arch's unwinder rule (interrupts on)
 	hooks         *harnessArch // the arch's hooks (arch.go)
+	hostRegs      []int        // the registers a host call records (hostRegsOf)
 
 	// scratchLo, scratchHi bound a C-side buffer poisoned before each use
 	// (the BPF user's ftrace_partial_regs copy, bpf.go): a read of a word
@@ -267,6 +273,10 @@ func (h *Harness) init() error {
 			return err
 		}
 		h.Unknown = unknown
+		h.hostRegs = hostRegsOf(a)
+		if err := m.Prefetch(h.hostRegs); err != nil {
+			return err
+		}
 		m.SetProbing(true)
 		h.probing = h.Opts.ProbeBudget
 		if h.probing == 0 {

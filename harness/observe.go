@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+
 	"trampemu/emu"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -153,6 +155,9 @@ type Invocation struct {
 type HostCall struct {
 	Name string
 	PC   uint64 // the stub address
+	// Regs are the registers at the call that the checks read (hostRegsOf:
+	// pc, sp, the frame pointer, the link register, the arguments), the
+	// others 0; every register with Options.AllHostRegs.
 	Regs regs.RegFile
 	// Frame is the structure handed to C (ftrace_regs, fgraph_ret_regs), if
 	// any: its layout, its address, and a copy of its bytes as the
@@ -355,7 +360,7 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	// An invocation still open here entered again without a leave: it
 	// stays cut short (Left false).
 	inv := h.newInvocation()
-	inv.EnterPC, inv.Before, inv.BelowEntry = ev.PC, ev.Regs, ev.Below
+	inv.EnterPC, inv.Before, inv.BelowEntry = ev.PC, *ev.Regs, ev.Below
 	inv.RunFacts = h.facts
 	inv.GraphActive = h.K.GraphActive()
 	if h.probing != 0 {
@@ -407,13 +412,34 @@ func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 	if inv == nil {
 		return
 	}
-	inv.After, inv.Left, inv.LeavePC = ev.Regs, true, ev.PC
+	inv.After, inv.Left, inv.LeavePC = *ev.Regs, true, ev.PC
 	copyAbove(inv.AboveAfter, ev.Above)
 	if c := h.invCall; c != nil && c.marks != nil {
 		c.ends = h.K.Graph.Currs(c.ends[:0])
 	}
 	h.inv, h.invCall = nil, nil
 	h.lastLeft = inv
+}
+
+// hostRegsOf are the registers a host call records (HostCall.Regs): the
+// pc, the stack pointer, the frame pointer and the link register (the
+// frame-chain walks start from them, hooks.chain), and the argument
+// registers (what the checks compare with what the kernel function must
+// get); reading every register at every host call cost a checked call a
+// tenth of its time.
+func hostRegsOf(a *regs.Arch) []int {
+	out := []int{a.PC, a.SP}
+	for _, i := range []int{a.FP, a.Link} {
+		if i >= 0 {
+			out = append(out, i)
+		}
+	}
+	for _, i := range a.Args {
+		if !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // noteHostCall records a host call of the current invocation; frame is the
@@ -433,8 +459,18 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		old := inv.Calls[:n+1][n]
 		raw, chain, loads = old.Raw[:0], old.Backchain[:0], old.ChainLoads[:0]
 	}
-	hc := HostCall{Name: name, Regs: m.Regs(), Raw: raw,
-		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi}
+	// Built in place: a HostCall on the stack would escape (the chain hook
+	// takes its registers' address) and cost an allocation per host call.
+	inv.Calls = append(inv.Calls, HostCall{Name: name, Raw: raw,
+		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi})
+	hc := &inv.Calls[len(inv.Calls)-1]
+	if h.Opts.AllHostRegs {
+		hc.Regs = m.Regs()
+	} else {
+		for _, i := range h.hostRegs {
+			hc.Regs[i] = m.Reg(i) // prefetched in C (init): no engine call
+		}
+	}
 	hc.PC = hc.Regs[h.Arch.PC]
 	if frame != 0 && layout != nil {
 		if fb := m.Mem(frame, layout.Size); fb != nil {
@@ -445,6 +481,5 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 	if h.hooks.chain != nil {
 		hc.Backchain, hc.ChainLoads = h.hooks.chain(h, chain, loads, &hc.Regs)
 	}
-	inv.Calls = append(inv.Calls, hc)
-	return &inv.Calls[len(inv.Calls)-1]
+	return hc
 }

@@ -10,9 +10,9 @@ import (
 
 // BenchmarkEmulation/<arch> measures the arch's emulation speed as the
 // report does (check.MeasureEmulation: interleaved rounds of the graph
-// call, the function-tracer call, the block hook alone and raw Unicorn)
-// and reports the ratio to raw Unicorn, its spread and the ns of each
-// configuration; after every arch ran, it prints the report's emulation
+// call with checks off and on, the function-tracer call, the block hook
+// alone and raw Unicorn) and reports the ratios to raw Unicorn and of
+// checks on to checks off, their spread and the ns of each configuration; after every arch ran, it prints the report's emulation
 // table, so `make bench` shows the same table as `make report`.
 func BenchmarkEmulation(b *testing.B) {
 	var ems []check.Emulation
@@ -30,6 +30,9 @@ func BenchmarkEmulation(b *testing.B) {
 			b.ReportMetric(em.FunctionNs.Median, "ns/function-call")
 			b.ReportMetric(em.RawNs.Median, "ns/raw-call")
 			b.ReportMetric(em.GraphNs.Median, "ns/graph-call")
+			b.ReportMetric(em.ChecksOnNs.Median, "ns/checked-call")
+			b.ReportMetric(em.ChecksOnRatio, "x-checks-off")
+			b.ReportMetric(em.ChecksOnSpread.Max, "x-checks-off-max")
 			ems = append(ems, em)
 		})
 	}

@@ -39,12 +39,12 @@ func ExactnessTable(w io.Writer, rows []check.Exactness) error {
 
 // EmulationTable renders the emulator's speed against raw Unicorn.
 func EmulationTable(w io.Writer, ems []check.Emulation) error {
-	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph, median round) | ns/call graph | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw (median of the rounds' ratios [quartiles] (range)) | insns/call (PC trace compared on both machines, calls) |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| arch | pairing | traced calls/s (graph, median round) | ns/call graph | ns/call graph, checks on | checks on / off (median of the rounds' ratios (range)) | ns/call function tracer | ns/call block hook only | ns/call raw Unicorn | overhead vs raw (median of the rounds' ratios [quartiles] (range)) | insns/call (PC trace compared on both machines, calls) |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	sp := func(s check.Spread) string { return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Min, s.Max) }
 	for _, e := range ems {
-		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %s | %s | %.2fx [%.2f-%.2f] (%.2f-%.2f) | %s (%d) |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
-			sp(e.GraphNs), sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), e.RawUnicornRatio, e.RatioIQR[0], e.RatioIQR[1], e.RatioSpread.Min, e.RatioSpread.Max, num(e.InsnsPerCall), e.StreamCalls)
+		fmt.Fprintf(w, "| %s | %s + %s | %.0f | %s | %s | %.2fx (%.2f-%.2f) | %s | %s | %s | %.2fx [%.2f-%.2f] (%.2f-%.2f) | %s (%d) |\n", e.Arch, e.Entry, e.Exit, e.TracedCallsPerS,
+			sp(e.GraphNs), sp(e.ChecksOnNs), e.ChecksOnRatio, e.ChecksOnSpread.Min, e.ChecksOnSpread.Max, sp(e.FunctionNs), sp(e.BlocksNs), sp(e.RawNs), e.RawUnicornRatio, e.RatioIQR[0], e.RatioIQR[1], e.RatioSpread.Min, e.RatioSpread.Max, num(e.InsnsPerCall), e.StreamCalls)
 	}
 	return nil
 }

@@ -24,7 +24,8 @@ func TestExactnessAndEmulationGolden(t *testing.T) {
 		{Arch: "x86_64", Variant: "rth-vg", Role: "exit", Runs: 8, Emulated: c, Independent: c, Valgrind: &vgBad},
 	}
 	ems := []check.Emulation{{Arch: "x86_64", Entry: "ftrace_caller", Exit: "rth-fixed", TracedCallsPerS: 561204,
-		RawUnicornRatio: 1.68, GraphNs: check.Spread{Median: 1782, Min: 1756, Max: 1900}, FunctionNs: check.Spread{Median: 1595, Min: 1583, Max: 1700},
+		RawUnicornRatio: 1.68, GraphNs: check.Spread{Median: 1782, Min: 1756, Max: 1900},
+		ChecksOnNs: check.Spread{Median: 3100, Min: 3000, Max: 3300}, ChecksOnRatio: 1.74, ChecksOnSpread: check.Spread{Median: 1.74, Min: 1.70, Max: 1.81}, FunctionNs: check.Spread{Median: 1595, Min: 1583, Max: 1700},
 		RawNs: check.Spread{Median: 951, Min: 894, Max: 1000}, BlocksNs: check.Spread{Median: 1200, Min: 1100, Max: 1300}, InsnsPerCall: 48, Calls: 2000, Repeats: 3}}
 	var b bytes.Buffer
 	if err := ExactnessTable(&b, rows); err != nil {
@@ -35,7 +36,7 @@ func TestExactnessAndEmulationGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"| 13 / 13 / 13 | 3 / 3 | 6 / 6 |", "| 13 / 13 / - |", "6 / 5", "NO: stores", "NO: loads: block counters 3, valgrind 2", "1.68x"} {
+	for _, want := range []string{"| 13 / 13 / 13 | 3 / 3 | 6 / 6 |", "| 13 / 13 / - |", "6 / 5", "NO: stores", "NO: loads: block counters 3, valgrind 2", "1.68x", "| 3100 [3000-3300] | 1.74x (1.70-1.81) |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -99,6 +99,7 @@ func cmdTrace(c *cobra.Command) runFunc {
 		glog := newGraphLog()
 		names := map[uint64]string{}
 		cfg.Started = func(h *harness.Harness) error {
+			h.Opts.AllHostRegs = true // matched with the trace's steps by the whole register file
 			im = h.Image
 			for addr, n := range opsLiteralNames(h) {
 				names[addr] = n

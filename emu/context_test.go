@@ -1,0 +1,54 @@
+package emu
+
+import (
+	"testing"
+
+	"trampemu/regs"
+)
+
+// TestContextRegs: on an arch whose registers are read from a saved CPU
+// context (machineArch.contextRegs) every general register was found in
+// it, and a register file read that way equals the engine's own reads,
+// outside a run and inside a host function (the values the guest loop
+// left, the clobber's included); an arch without it reads every register
+// through the engine. Every arch.
+func TestContextRegs(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			want := 0
+			if m.hooks.contextRegs {
+				want = len(a.Regs) - 2 // all but pc and the flags
+			}
+			if got := m.ContextRegs(); got != want {
+				t.Fatalf("%d registers read from the context, want %d", got, want)
+			}
+			same := func(where string) {
+				t.Helper()
+				r := m.Regs()
+				for i := range a.Regs {
+					if v := m.regThroughEngine(i); r[i] != v && i != a.PC {
+						t.Errorf("%s: %s = %#x read at once, %#x through the engine", where, a.Regs[i].Name, r[i], v)
+					}
+				}
+			}
+			for i := range a.Regs {
+				if i != a.PC && i != a.Flags {
+					m.SetReg(i, 0x1111111111111111*uint64(i%15+1)^uint64(i))
+				}
+			}
+			same("after SetReg")
+			calls := 0
+			if err := m.Bind("host_count", func(m *Machine) error { calls++; same("in a host call"); return nil }, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Call(sym(t, m, "guest_loop"), sym(t, m, "done"), stackTop(a), []uint64{3}, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if calls != 3 {
+				t.Fatalf("%d host calls, want 3", calls)
+			}
+			same("after the run")
+		})
+	}
+}
