@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"trampemu/regs"
 )
@@ -22,16 +23,20 @@ type archSignature struct {
 	// (loongarch64's "st.d", "addi.d").
 	mnemonicRE *regexp.Regexp
 	regs       *regexp.Regexp
-	set        map[string]bool
+	// set is mnemonics as a set, built once: the signatures are shared
+	// by every concurrent load (a lazy fill without the Once was a data
+	// race, found by go test -race in TestBrokenFiles).
+	once sync.Once
+	set  map[string]bool
 }
 
 func (s *archSignature) hasMnemonic(m string) bool {
-	if s.set == nil {
+	s.once.Do(func() {
 		s.set = map[string]bool{}
 		for _, n := range s.mnemonics {
 			s.set[n] = true
 		}
-	}
+	})
 	return s.set[m] || s.mnemonicRE != nil && s.mnemonicRE.MatchString(m)
 }
 
