@@ -557,7 +557,9 @@ func writeIncludes(inc string, a *regs.Arch, s Source, opt Options) error {
 	for _, t := range texts {
 		for _, m := range includeRE.FindAllSubmatch(t, -1) {
 			name := filepath.Clean(string(m[1]))
-			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") || inDirs(dirs, name) {
+			// A NUL cannot be in a file name (open gives EINVAL): cpp
+			// reports the include as missing (found by FuzzPreprocess).
+			if filepath.IsAbs(name) || strings.HasPrefix(name, "..") || strings.ContainsRune(name, 0) || inDirs(dirs, name) {
 				continue // left for cpp to find or report
 			}
 			if _, ok := files[name]; !ok {
