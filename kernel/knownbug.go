@@ -44,7 +44,7 @@ type KnownBug struct {
 }
 
 // Citation says whether and where the bug was fixed: "fixed by C in vX",
-// "fixed by vX (commit not identified)" or "unfixed as of R@C".
+// "fixed by vX, commit not identified" or "unfixed as of R@C".
 func (b *KnownBug) Citation() string {
 	switch {
 	case b.Fix != "" && b.FixedIn != "":
@@ -52,7 +52,7 @@ func (b *KnownBug) Citation() string {
 	case b.Fix != "":
 		return "fixed by " + b.Fix
 	case b.FixedIn != "":
-		return "fixed by " + b.FixedIn + " (commit not identified)"
+		return "fixed by " + b.FixedIn + ", commit not identified"
 	}
 	return "unfixed as of " + b.Unfixed
 }
