@@ -164,21 +164,15 @@ type Kernel struct {
 }
 
 // Errors counts the error-severity findings.
-func (r Result) Errors() int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Severity == Error {
-			n++
-		}
-	}
-	return n
-}
+func (r Result) Errors() int { return r.count(Error) }
 
 // KnownBugs counts the findings that are known kernel bugs.
-func (r Result) KnownBugs() int {
+func (r Result) KnownBugs() int { return r.count(Known) }
+
+func (r Result) count(severity string) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Severity == Known {
+		if f.Severity == severity {
 			n++
 		}
 	}

@@ -177,3 +177,20 @@ func TestKnownBugsTree(t *testing.T) {
 		t.Errorf("with one more defect: exit %d, want 1 and the clobber:\n%s", code, out.String())
 	}
 }
+
+// TestKnownBugsListed: list --config names each model's known kernel
+// bugs with their citation; an arch without any names none.
+func TestKnownBugsListed(t *testing.T) {
+	runCases(t, []cliCase{
+		{[]string{"list", "--config", "--arch", "s390x"}, 0,
+			"               known kernel bug: ftrace_regs_caller control (fixed by 7495e179b478 in v6.14): arch/s390/kernel/mcount.S", ""},
+		{[]string{"list", "--config", "--arch", "riscv64"}, 0,
+			"               known kernel bug: return_to_handler backchain (unfixed as of linux-riscv/linux@826da2eea23b): arch/riscv/kernel/mcount.S", ""},
+	})
+	for _, a := range []string{"x86_64", "arm64"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"list", "--config", "--arch", a}, &out, &errb); code != 0 || strings.Contains(out.String(), "known kernel bug") {
+			t.Errorf("%s: exit %d, %s", a, code, out.String())
+		}
+	}
+}
