@@ -75,8 +75,10 @@ type Finding struct {
 	Message  string `json:"message"`
 	// Count is how many invocations showed it.
 	Count int `json:"count"`
-	// Known is the kernel bug a Known finding is, with its cause and fix.
-	Known *kernel.KnownBug `json:"known,omitempty"`
+	// Known is the kernel bug a Known finding is, with its cause and fix;
+	// Citation says it in words ("fixed by C in vX", "unfixed as of R@C").
+	Known    *kernel.KnownBug `json:"known,omitempty"`
+	Citation string           `json:"citation,omitempty"`
 	// Summary is the message without the first occurrence's example: what
 	// findings are merged by.
 	Summary string `json:"-"`

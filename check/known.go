@@ -22,7 +22,7 @@ func markKnown(res *Result, sides ...harness.Tramp) {
 				continue
 			}
 			if b := t.Model.Known(t.Role, t.Symbol, string(f.Kind), f.Slot, f.Register, f.Summary, res.Workload); b != nil {
-				f.Severity, f.Known = Known, b
+				f.Severity, f.Known, f.Citation = Known, b, b.Citation()
 				break
 			}
 		}

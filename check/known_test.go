@@ -110,7 +110,7 @@ func TestMarkKnown(t *testing.T) {
 				t.Errorf("the info finding became %+v", res.Findings[1])
 			}
 			if c.want == Error {
-				if f.Known != nil || res.Errors() != 1 || res.KnownBugs() != 0 {
+				if f.Known != nil || f.Citation != "" || res.Errors() != 1 || res.KnownBugs() != 0 {
 					t.Errorf("known %+v, errors %d, known bugs %d; want an error", f.Known, res.Errors(), res.KnownBugs())
 				}
 				return
@@ -118,8 +118,8 @@ func TestMarkKnown(t *testing.T) {
 			if f.Known == nil || res.Errors() != 0 || res.KnownBugs() != 1 {
 				t.Fatalf("known %+v, errors %d, known bugs %d; want one known bug", f.Known, res.Errors(), res.KnownBugs())
 			}
-			if got := f.Known.Citation(); got != c.fix {
-				t.Errorf("citation %q, want %q", got, c.fix)
+			if got := f.Known.Citation(); got != c.fix || f.Citation != c.fix {
+				t.Errorf("citation %q (finding %q), want %q", got, f.Citation, c.fix)
 			}
 			if f.Known.Cause == "" {
 				t.Error("no cause")
