@@ -240,6 +240,8 @@ func runOne(cfg Config, setup harness.Setup, workload string, wi uint64) (Result
 			Summary: cfg.Tramp.Measure + " never ran", Message: cfg.Tramp.Measure + " never ran: no traced call reached it"})
 		res.OK = false
 	}
+	markKnown(&res, cfg.Tramp, other)
+	res.OK = res.Errors() == 0
 	return res, nil
 }
 

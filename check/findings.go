@@ -52,6 +52,9 @@ var Kinds = []Kind{Clobber, Stack, Control, Fault, StaleRead, WrongValue, Backch
 const (
 	Error = "error"
 	Info  = "info"
+	// Known: an error finding that is a known kernel bug of the file's
+	// kernel model (Finding.Known says which): shown, not failed.
+	Known = "known"
 )
 
 // Severity returns the severity of a kind.
@@ -72,6 +75,10 @@ type Finding struct {
 	Message  string `json:"message"`
 	// Count is how many invocations showed it.
 	Count int `json:"count"`
+	// Known is the kernel bug a Known finding is, with its cause and fix;
+	// Citation says it in words ("fixed by C in vX", "unfixed as of R@C").
+	Known    *kernel.KnownBug `json:"known,omitempty"`
+	Citation string           `json:"citation,omitempty"`
 	// Summary is the message without the first occurrence's example: what
 	// findings are merged by.
 	Summary string `json:"-"`
@@ -79,6 +86,9 @@ type Finding struct {
 
 func (f Finding) String() string {
 	s := string(f.Kind)
+	if f.Known != nil {
+		s = "known kernel bug (" + f.Known.Citation() + "): " + s
+	}
 	if f.Slot != "" {
 		s += " " + f.Slot
 	}
@@ -156,10 +166,15 @@ type Kernel struct {
 }
 
 // Errors counts the error-severity findings.
-func (r Result) Errors() int {
+func (r Result) Errors() int { return r.count(Error) }
+
+// KnownBugs counts the findings that are known kernel bugs.
+func (r Result) KnownBugs() int { return r.count(Known) }
+
+func (r Result) count(severity string) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Severity == Error {
+		if f.Severity == severity {
 			n++
 		}
 	}

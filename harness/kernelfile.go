@@ -161,6 +161,7 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	if o.Kernel != nil {
 		f.Choice = *o.Kernel
 		f.Choice.Properties = kernel.WithFileEvidence(a.Name, f.Name, text, f.Choice.Properties)
+		f.Choice.KnownBugs = kernel.KnownBugsIn(f.Choice.Model, text)
 	} else if f.Choice, err = kernel.Resolve(a.Name, f.Name, text, o.Makefile); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -113,6 +113,9 @@ type Choice struct {
 	// file's own (Evidence.Site), else the model's usual one ("" for an
 	// arch with one form).
 	Site trampolines.CallSite
+	// KnownBugs are the model's known kernel bugs this file has
+	// (KnownBugsIn): findings that are one of them do not fail the check.
+	KnownBugs []KnownBug
 }
 
 // Detect finds the model of a trampoline file from its text alone (see

@@ -80,6 +80,9 @@ type Model struct {
 	Partner map[trampolines.Role]string
 	// Config is the CONFIG options of a distribution kernel of the era.
 	Config Config
+	// KnownBugs are the defects of the era's own trampoline code the
+	// checks find (knownbug.go): reported with their citation, not failed.
+	KnownBugs []KnownBug
 	// Doc says what marks the era.
 	Doc string
 }

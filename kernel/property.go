@@ -183,6 +183,7 @@ func Resolve(arch, name string, text []byte, mk Version) (Choice, error) {
 		c.Makefile = mk
 		c.Note = fmt.Sprintf("Makefile says %s, which no %s model covers (the models are %s); the file decides", mk, arch, ModelNames(arch))
 	}
+	c.KnownBugs = KnownBugsIn(c.Model, text)
 	c.Site = ev.Site
 	if c.Site == "" && len(c.Model.Sites) > 0 {
 		c.Site = c.Model.Sites[0]
@@ -266,11 +267,18 @@ func compose(arch string, entry, exit *Model) *Model {
 	for k, v := range archHooks[arch].exitOptions[exit.ExitABI] {
 		c.Config[k] = v
 	}
+	c.KnownBugs = append(bugsOf(entry.KnownBugs, false), bugsOf(exit.KnownBugs, true)...)
 	c.Name = entry.Name + " entry, " + exit.Name + " exit"
 	c.Doc = "entry as " + entry.Name + " (" + entry.Doc + "); return_to_handler as " + exit.Name
 	for _, m := range ModelsOf(arch) {
 		if sameModel(m, &c) {
-			return m
+			if slices.Equal(m.KnownBugs, c.KnownBugs) {
+				return m
+			}
+			// the era's name, the halves' bugs
+			same := *m
+			same.KnownBugs = c.KnownBugs
+			return &same
 		}
 	}
 	return &c

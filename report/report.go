@@ -45,6 +45,12 @@ func CheckTable(w io.Writer, rs []check.Result) error {
 		}
 		fmt.Fprintf(w, "\n%s %s %s / %s:\n", r.Arch, r.Role, r.Variant, r.Workload)
 		for _, f := range r.Findings {
+			if f.Known != nil {
+				// String says "known kernel bug (...)"
+				fmt.Fprintf(w, "  %s%s\n", f.String(), countText(f.Count))
+				fmt.Fprintf(w, "    cause: %s\n", f.Known.Cause)
+				continue
+			}
 			fmt.Fprintf(w, "  %-5s %s%s\n", f.Severity, f.String(), countText(f.Count))
 		}
 	}
@@ -84,17 +90,34 @@ func orcCell(on bool, m check.Metrics) string {
 	return ""
 }
 
+// resultText is the RESULT cell: "ok", "ok (N info)", "known (N kernel
+// bugs[, M info])" for a row whose only errors are its kernel model's
+// known bugs (kernel.KnownBug), or "FAIL (N errors[, M known])".
 func resultText(r check.Result) string {
+	known := r.KnownBugs()
 	if r.OK {
-		if len(r.Findings) > 0 {
+		switch {
+		case known > 0 && len(r.Findings) > known:
+			return fmt.Sprintf("known (%s, %d info)", plural(known, "kernel bug"), len(r.Findings)-known)
+		case known > 0:
+			return fmt.Sprintf("known (%s)", plural(known, "kernel bug"))
+		case len(r.Findings) > 0:
 			return fmt.Sprintf("ok (%d info)", len(r.Findings))
 		}
 		return "ok"
 	}
-	if r.Errors() == 1 {
-		return "FAIL (1 error)"
+	s := "FAIL (" + plural(r.Errors(), "error")
+	if known > 0 {
+		s += fmt.Sprintf(", %d known", known)
 	}
-	return fmt.Sprintf("FAIL (%d errors)", r.Errors())
+	return s + ")"
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func countText(n int) string {

@@ -72,6 +72,14 @@ func scenario(t testing.TB, name string) harness.UserSet {
 // errorKinds returns the distinct error kinds of a result, sorted.
 func errorKinds(r check.Result) []check.Kind { return r.KindSet(check.Error) }
 
+// knownKinds are the kinds of the findings that are known kernel bugs.
+func knownKinds(r check.Result) []check.Kind { return r.KindSet(check.Known) }
+
+// caughtKinds are the kinds of the error and known-bug findings.
+func caughtKinds(r check.Result) []check.Kind {
+	return sortedKinds(append(errorKinds(r), knownKinds(r)...)...)
+}
+
 func kindsText(ks []check.Kind) string {
 	if len(ks) == 0 {
 		return "none"

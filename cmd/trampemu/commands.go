@@ -205,6 +205,16 @@ func listModels(w io.Writer, as []*regs.Arch) error {
 			fmt.Fprintf(w, "               graph entry %s, exit ABI %s; pairs with %s / %s\n", m.Graph, m.ExitABI,
 				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit])
 			fmt.Fprintf(w, "               defaults: %s\n", strings.Join(configWords(m.Config), " "))
+			for _, b := range m.KnownBugs {
+				what := b.Kind
+				if b.Slot != "" {
+					what += " " + b.Slot
+				}
+				if b.Register != "" {
+					what += " %" + b.Register
+				}
+				fmt.Fprintf(w, "               known kernel bug: %s %s (%s): %s\n", b.Symbol, what, b.Citation(), b.Cause)
+			}
 		}
 	}
 	return nil
