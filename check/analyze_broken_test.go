@@ -539,6 +539,14 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 			expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(exitInfo(a, conv), want{kind: Unwind,
 				message: fmt.Sprintf("bpf-ret's stack walk at the return of %s is not the true chain (first seen: got [0x10 0x20], want [0x10 0x30])", hex(fn))})...)
 		})
+		run("a stack walk the user did not make", func(t *testing.T) {
+			inv, s := handExit(t, a)
+			fn := a.Memory.Text.Base + 0x100
+			inv.StackWalks = []harness.StackWalk{{User: "bpf-ret", Func: fn, Skipped: "user_mode(regs) holds"}, {User: "bpf-ret", Func: fn, Skipped: "user_mode(regs) holds"}}
+			// never an error, never silent: one info, counted per walk
+			expectFindings(t, analyzeHand(t, s, handBatch(inv)), append(exitInfo(a, conv), want{kind: Unwind, severity: Info, count: 2,
+				message: fmt.Sprintf("bpf-ret made no stack walk at the return of %s (first seen: user_mode(regs) holds)", hex(fn))})...)
+		})
 		if len(conv.volatileInfo[trampolines.Exit]) > 0 {
 			run("exit changed a volatile register", func(t *testing.T) {
 				inv, s := handExit(t, a)

@@ -109,6 +109,12 @@ func spreadOf(xs []float64) Spread {
 	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
 }
 
+// perCall is the CPU time per call of calls calls that took from thread
+// CPU time t0 to t1 (ns).
+func perCall(t0, t1 int64, calls uint64) float64 {
+	return float64(t1-t0) / float64(calls)
+}
+
 // quantile is the q-quantile of xs, linearly interpolated between the
 // order statistics (0 for no values).
 func quantile(xs []float64, q float64) float64 {
@@ -219,7 +225,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		if err != nil {
 			return 0, err
 		}
-		return float64(t1-t0) / float64(calls), nil
+		return perCall(t0, t1, calls), nil
 	}
 	timeChecked := func() (float64, error) {
 		t0, err := threadCPU()
@@ -233,7 +239,7 @@ func MeasureEmulation(a *regs.Arch, calls uint64, repeats int) (Emulation, error
 		if err != nil {
 			return 0, err
 		}
-		return float64(t1-t0) / float64(calls), nil
+		return perCall(t0, t1, calls), nil
 	}
 	var gs, cs, fs, rs, bs, ratios, cratios []float64
 	// One untimed round warms the translation caches.

@@ -26,6 +26,16 @@ func TestEmulationAgainstRawUnicorn(t *testing.T) {
 			if r := em.RatioSpread; r.Median != em.RawUnicornRatio || r.Min > em.RatioIQR[0] || em.RatioIQR[0] > r.Median || r.Median > em.RatioIQR[1] || em.RatioIQR[1] > r.Max || em.StreamCalls != 16 {
 				t.Errorf("ratio %v, spread %+v, %d calls compared", em.RawUnicornRatio, r, em.StreamCalls)
 			}
+			// Checks on is a checked call's thread CPU time per call: more
+			// than nothing, and within 20x of the same call with checks off
+			// (2-3x on every arch here): a sum or product of the clock
+			// readings, or a round that returned no time, is far outside.
+			if c, g := em.ChecksOnNs.Median, em.GraphNs.Median; c <= 0 || g <= 0 || c/g > 20 || em.ChecksOnRatio <= 0 || em.ChecksOnRatio > 20 {
+				t.Errorf("checks on %v ns, off %v ns, ratio %v: not a per-call time", c, g, em.ChecksOnRatio)
+			}
+			if r := em.ChecksOnSpread; r.Median != em.ChecksOnRatio || r.Min > r.Median || r.Median > r.Max {
+				t.Errorf("checks-on ratio %v, spread %+v", em.ChecksOnRatio, r)
+			}
 			if float64(em.PCTrace.Count) != em.InsnsPerCall {
 				t.Errorf("a call's PC trace has %d instructions, the counter %v per call", em.PCTrace.Count, em.InsnsPerCall)
 			}
@@ -40,8 +50,22 @@ func TestQuantile(t *testing.T) {
 			t.Errorf("quantile %v of %v = %v, want %v", c.q, xs, got, c.want)
 		}
 	}
+	// Between order statistics further apart than 1: the interpolation
+	// weighs the gap.
+	if got := quantile([]float64{40, 10, 20}, 0.25); got != 15 {
+		t.Errorf("quantile 0.25 of 10 20 40 = %v, want 15", got)
+	}
+	if got := quantile([]float64{40, 10, 20}, 0.75); got != 30 {
+		t.Errorf("quantile 0.75 of 10 20 40 = %v, want 30", got)
+	}
 	if quantile(nil, 0.5) != 0 {
 		t.Error("no values")
+	}
+}
+
+func TestPerCall(t *testing.T) {
+	if got := perCall(1_000_000, 1_600_000, 200); got != 3000 {
+		t.Errorf("perCall(1e6, 1.6e6, 200) = %v, want 3000", got)
 	}
 }
 

@@ -83,6 +83,10 @@ type StackWalk struct {
 	Got  []uint64
 	Want []uint64
 	Err  string
+	// Skipped, when set, says why the user made no walk at this return
+	// (Got and Want empty): the check reports it, so a scenario whose
+	// walk never ran does not pass as if it had.
+	Skipped string
 }
 
 // BPFRetUser is the name of the bpf-ret user's fgraph ops.
@@ -96,15 +100,25 @@ const BPFRetUser = "bpf-ret"
 // takes ftrace_partial_regs of it and walks the stack as
 // bpf_get_stackid's perf_callchain_kernel does, with the arch's unwinder
 // (harnessArch.retWalk). An exit ABI without ftrace_regs (<= v6.13)
-// gives the program nothing to run on: no walk. An arch without the hook
-// has no walk either (not modelled).
+// gives the program nothing to run on, and a pt_regs user_mode() calls
+// user gets no kernel stack: no walk, recorded with its reason
+// (StackWalk.Skipped). An arch without the hook has no walk (not
+// modelled).
 func (h *Harness) installBPFRet(v618 bool) error {
 	k := h.K
 	return k.Graph.Register(&ftrace.GraphOps{Name: BPFRetUser,
 		EntryFunc: func(*ftrace.Graph, *ftrace.GraphEnt, *ftrace.GraphOps, *regs.Frame) bool { return true },
 		RetFunc: func(_ *ftrace.Graph, trace *ftrace.GraphRet, _ *ftrace.GraphOps, f *regs.Frame) {
 			inv := h.inv
-			if f == nil || inv == nil || h.hooks.retWalk == nil {
+			if inv == nil || h.hooks.retWalk == nil {
+				return
+			}
+			if f == nil {
+				// fgraph_ret_regs or the frame pointer (<= v6.13): fprobe's
+				// exit handlers ran through rethook then, not on fgraph
+				// (kernel/trace/fprobe.c v5.18-v6.13).
+				inv.StackWalks = append(inv.StackWalks, StackWalk{User: BPFRetUser, Func: trace.Func,
+					Skipped: "the exit passes no ftrace_regs (<= v6.13): fprobe's exit handlers ran through rethook then (trampemu fprobe, --fprobe rethook)"})
 				return
 			}
 			// ftrace_partial_regs' copy (arm64: every slot, whether the
@@ -124,8 +138,14 @@ func (h *Harness) installBPFRet(v618 bool) error {
 			if h.hooks.retRegs != nil {
 				h.hooks.retRegs(pt, v618)
 			}
-			if user, err := k.UserMode(pt); err != nil || user {
-				return // get_perf_callchain: no kernel stack
+			if user, err := k.UserMode(pt); err != nil {
+				return
+			} else if user {
+				// get_perf_callchain walks no kernel stack: bpf_get_stackid
+				// gets no kernel frames (kernel/events/callchain.c).
+				inv.StackWalks = append(inv.StackWalks, StackWalk{User: BPFRetUser, Func: trace.Func,
+					Skipped: "user_mode(regs) holds for the pt_regs ftrace_partial_regs filled (its mode field unset), so get_perf_callchain walks no kernel stack"})
+				return
 			}
 			w := h.hooks.retWalk(h, inv, pt)
 			w.User, w.Func = BPFRetUser, trace.Func
