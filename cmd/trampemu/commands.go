@@ -206,14 +206,9 @@ func listModels(w io.Writer, as []*regs.Arch) error {
 				m.Partner[trampolines.Entry], m.Partner[trampolines.Exit])
 			fmt.Fprintf(w, "               defaults: %s\n", strings.Join(configWords(m.Config), " "))
 			for _, b := range m.KnownBugs {
-				what := b.Kind
-				if b.Slot != "" {
-					what += " " + b.Slot
-				}
-				if b.Register != "" {
-					what += " %" + b.Register
-				}
-				fmt.Fprintf(w, "               known kernel bug: %s %s (%s): %s\n", b.Symbol, what, b.Citation(), b.Cause)
+				// kind, slot and %register as a finding of the bug prints them
+				f := check.Finding{Kind: check.Kind(b.Kind), Slot: b.Slot, Register: b.Register, Message: b.Cause}
+				fmt.Fprintf(w, "               known kernel bug: %s (%s): %s\n", b.Symbol, b.Citation(), f)
 			}
 		}
 	}

@@ -183,9 +183,9 @@ func TestKnownBugsTree(t *testing.T) {
 func TestKnownBugsListed(t *testing.T) {
 	runCases(t, []cliCase{
 		{[]string{"list", "--config", "--arch", "s390x"}, 0,
-			"               known kernel bug: ftrace_regs_caller control (fixed by 7495e179b478 in v6.14): arch/s390/kernel/mcount.S", ""},
+			"               known kernel bug: ftrace_regs_caller (fixed by 7495e179b478 in v6.14): control: arch/s390/kernel/mcount.S", ""},
 		{[]string{"list", "--config", "--arch", "riscv64"}, 0,
-			"               known kernel bug: return_to_handler backchain (unfixed as of linux-riscv/linux@826da2eea23b): arch/riscv/kernel/mcount.S", ""},
+			"               known kernel bug: return_to_handler (unfixed as of linux-riscv/linux@826da2eea23b): backchain: arch/riscv/kernel/mcount.S", ""},
 	})
 	for _, a := range []string{"x86_64", "arm64"} {
 		var out, errb bytes.Buffer
