@@ -79,6 +79,8 @@ type Machine struct {
 	tracer    Tracer // see Trace
 	interrupt InterruptFunc
 	accbuf    []Access
+	// liveRegs: registers read where the engine keeps them (findLive)
+	liveRegs int
 	// contextRegs: registers read from a saved context (calibrateContext)
 	contextRegs int
 	wev         WatchEvent
@@ -138,7 +140,7 @@ func New(a *regs.Arch) (*Machine, error) {
 		return nil, fmt.Errorf("emu: adding hooks: %w", err)
 	}
 	m.dis = asm.NewDisassembler(a, nil)
-	if hooks.contextRegs {
+	if !m.findLive() && hooks.contextRegs {
 		m.calibrateContext()
 	}
 	if err := m.setClobber(); err != nil {

@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"trampemu/regs"
@@ -52,6 +53,38 @@ func (m *Machine) Regs() regs.RegFile {
 		C.tm_read_missing(m.c)
 	}
 	return *(*regs.RegFile)(unsafe.Pointer(&m.c.regs[0])) // uint64_t[TM_NREGS]
+}
+
+// RegSet is a set of register indices with its bit mask (NewRegSet), for
+// RegsInto.
+type RegSet struct {
+	idx  []int
+	mask C.uint64_t
+}
+
+// NewRegSet returns the set of registers idx.
+func NewRegSet(idx []int) RegSet {
+	s := RegSet{idx: slices.Clone(idx)}
+	for _, i := range idx {
+		s.mask |= C.uint64_t(1) << uint(i)
+	}
+	return s
+}
+
+// RegsInto copies the registers of s into dst (the others untouched): Reg
+// for each, without a call per register when the callback's batch holds
+// them all (the prefetch set of a host function).
+func (m *Machine) RegsInto(dst *regs.RegFile, s RegSet) {
+	if !m.inCallback || m.c.valid&s.mask != s.mask {
+		for _, i := range s.idx {
+			dst[i] = m.Reg(i)
+		}
+		return
+	}
+	src := (*regs.RegFile)(unsafe.Pointer(&m.c.regs[0]))
+	for _, i := range s.idx {
+		dst[i] = src[i]
+	}
 }
 
 // SetRegs writes the whole register file (a flags register whose write has
@@ -165,13 +198,24 @@ func (m *Machine) Prefetch(extra []int) error {
 	return nil
 }
 
-// calibrateContext finds where the general registers (all but pc and the
-// flags, whose values the engine computes) lie in a saved CPU context, so
-// that callbacks and watch events read them from one uc_context_save
-// (machineArch.contextRegs). A register not found reads through
-// uc_reg_read as before; ContextRegs says how many were found.
-func (m *Machine) calibrateContext() {
-	a := m.Arch
+// liveLayouts is, per arch, where the first machine found the engine's
+// CPU state (live.c): the uc_struct word that points to it and each
+// register's offset there (by position in plainRegs); every later machine
+// of the arch checks it (tm_live_use) instead of searching again.
+var liveLayouts = struct {
+	sync.Mutex
+	byArch map[string]liveLayout
+}{byArch: map[string]liveLayout{}}
+
+type liveLayout struct {
+	word int
+	off  [regs.NumRegs]C.int32_t
+}
+
+// plainRegs are the registers whose value the engine keeps as a plain
+// word: all but the pc (the block's address at every event and host call)
+// and the flags (computed from lazy condition codes).
+func plainRegs(a *regs.Arch) ([regs.NumRegs]C.int, int) {
 	var idx [regs.NumRegs]C.int
 	n := 0
 	for i := range a.Regs {
@@ -180,6 +224,45 @@ func (m *Machine) calibrateContext() {
 			n++
 		}
 	}
+	return idx, n
+}
+
+// findLive turns on register reads from the engine's own CPU state
+// (live.c): a load per register instead of a uc_reg_read. It reports
+// whether any register is read so; LiveRegs says how many.
+func (m *Machine) findLive() bool {
+	idx, n := plainRegs(m.Arch)
+	liveLayouts.Lock()
+	defer liveLayouts.Unlock()
+	if l, ok := liveLayouts.byArch[m.Arch.Name]; ok {
+		if got := int(C.tm_live_use(m.c, &idx[0], C.int(n), C.int(l.word), &l.off[0])); got > 0 {
+			m.liveRegs = got
+			return true
+		}
+	}
+	var l liveLayout
+	var word C.int
+	got := int(C.tm_live_find(m.c, &idx[0], C.int(n), &word, &l.off[0]))
+	if got <= 0 {
+		return false
+	}
+	l.word = int(word)
+	liveLayouts.byArch[m.Arch.Name] = l
+	m.liveRegs = got
+	return true
+}
+
+// LiveRegs is how many registers callbacks and watch events read from the
+// engine's own CPU state (0: none, see ContextRegs).
+func (m *Machine) LiveRegs() int { return m.liveRegs }
+
+// calibrateContext finds where the general registers (all but pc and the
+// flags, whose values the engine computes) lie in a saved CPU context, so
+// that callbacks and watch events read them from one uc_context_save
+// (machineArch.contextRegs). A register not found reads through
+// uc_reg_read as before; ContextRegs says how many were found.
+func (m *Machine) calibrateContext() {
+	idx, n := plainRegs(m.Arch)
 	m.contextRegs = max(0, int(C.tm_ctx_calibrate(m.c, &idx[0], C.int(n))))
 }
 

@@ -237,7 +237,7 @@ static tm_block *tm_lookup(tm *m, uint64_t addr, uint32_t size) {
 
 // tm_pattern is calibration value k of round r: distinct per register and
 // round, and unlike anything else a fresh CPU state holds.
-static uint64_t tm_pattern(int r, int k) {
+uint64_t tm_pattern(int r, int k) {
 	uint64_t v = 0x7e3c5a96d1f2b408ULL ^ ((uint64_t)(k + 1) * 0x9e3779b97f4a7c15ULL);
 	return r ? ~v ^ 0x0123456789abcdefULL : v;
 }
@@ -327,6 +327,18 @@ static uc_err tm_read_set(tm *m, const int *idx, int n) {
 	int ids[TM_NREGS];
 	void *ptrs[TM_NREGS];
 	int k = 0;
+	if (m->live_on) {
+		for (int j = 0; j < n; j++) {
+			int i = idx[j];
+			if (m->live_off[i] >= 0) {
+				memcpy(&m->regs[i], m->live + m->live_off[i], 8);
+				continue;
+			}
+			ids[k] = m->reg_ids[i];
+			ptrs[k++] = &m->regs[i];
+		}
+		return k ? uc_reg_read_batch(m->uc, ids, ptrs, k) : UC_ERR_OK;
+	}
 	if (m->ctx_on) {
 		uc_err err = uc_context_save(m->uc, m->ctx);
 		if (err != UC_ERR_OK)
@@ -364,6 +376,10 @@ uc_err tm_reg_read_engine(tm *m, int idx, uint64_t *v) {
 // tm_read_reg reads register idx into the callback's batch.
 uc_err tm_read_reg(tm *m, int idx) {
 	m->valid |= 1ULL << idx;
+	if (m->live_on && m->live_off[idx] >= 0) {
+		memcpy(&m->regs[idx], m->live + m->live_off[idx], 8);
+		return UC_ERR_OK;
+	}
 	return uc_reg_read(m->uc, m->reg_ids[idx], &m->regs[idx]);
 }
 
@@ -415,7 +431,7 @@ static uc_err tm_prefetch(tm *m, uint64_t addr) {
 		m->valid |= 1ULL << m->prefetch_idx[k];
 	if (m->nprefetch == 0)
 		return UC_ERR_OK;
-	if (!m->ctx_on)
+	if (!m->ctx_on && !m->live_on)
 		return uc_reg_read_batch(m->uc, m->prefetch_ids, m->prefetch_ptrs, m->nprefetch);
 	return tm_read_set(m, m->prefetch_idx, m->nprefetch);
 }
@@ -515,6 +531,8 @@ static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
 	(void)enter;
 	m->dirty = 0;
 	m->regs[m->pc_index] = addr;
+	if (m->live_on)
+		return tm_live_event(m);
 	if (!m->ctx_on)
 		return uc_reg_read_batch(m->uc, m->event_ids, m->event_ptrs, m->nevent);
 	int idx[TM_NREGS];

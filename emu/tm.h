@@ -231,6 +231,24 @@ typedef struct tm {
 	int32_t ctx_off[TM_NREGS];
 	int ctx_on;
 
+	// registers read where the engine itself keeps them (live.c
+	// tm_live_find): the CPU state the engine's uc_reg_read reads, found
+	// once by value and checked on every machine; live_off[i] is register
+	// i's offset from live, -1: read through uc_reg_read (a computed
+	// register: pc, flags). Before ctx_on when both are set.
+	const uint8_t *live;
+	int32_t live_off[TM_NREGS];
+	int live_on;
+	// a watch event's reads with live on: nlive runs of registers copied
+	// from the engine's state (arm64 x0-x30 are one), then the rest
+	// (nrest: the flags) through the engine
+	int nlive, nrest;
+	int live_idx[TM_NREGS];   // the first register of run j
+	int32_t live_at[TM_NREGS]; // its offset from live
+	int live_len[TM_NREGS];   // registers in run j: consecutive indices at consecutive words
+	int rest_ids[TM_NREGS];
+	void *rest_ptrs[TM_NREGS];
+
 	// per-call instruction limit (checked driver): the tag word changes at
 	// every call; a call that runs more than call_limit instructions stops
 	// the run as the instruction limit does
@@ -251,6 +269,9 @@ uc_err tm_guard_psw(tm *m, uint64_t addr);
 uc_err tm_run(tm *m, uint64_t begin, uint64_t until, uint64_t limit);
 void tm_timeout(tm *m);
 int tm_ctx_calibrate(tm *m, const int *idx, int n);
+int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off);
+int tm_live_use(tm *m, const int *idx, int n, int word, const int32_t *off);
+uc_err tm_live_event(tm *m);
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
 uc_err tm_read_reg(tm *m, int idx);

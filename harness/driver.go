@@ -44,6 +44,10 @@ func (h *Harness) fillBatch() error {
 	a, m := h.Arch, h.M
 	h.batch = h.batch[:0]
 	rec := h.callTable
+	gprs := 0
+	for gprs < trampolines.RecGPRs && gprs < len(a.Regs) && gprs != a.PC && gprs != a.Flags {
+		gprs++
+	}
 	for len(h.batch) < driverBatch && h.next < h.total {
 		c := h.gen(h.next)
 		h.next++
@@ -76,9 +80,7 @@ func (h *Harness) fillBatch() error {
 		a.PutWord(r[recTarget:], c.Func)
 		// The general registers before pc and flags (x86-64 and s390x
 		// 16, arm64 x0-x30), as trampolines.RuntimeDefines lays them out.
-		for i := 0; i < trampolines.RecGPRs && i < len(a.Regs) && i != a.PC && i != a.Flags; i++ {
-			a.PutWord(r[recRegs+8*i:], in[i])
-		}
+		a.PutWords(r[recRegs:], in[:gprs])
 		for i, v := range stack {
 			a.PutWord(r[recStack+8*i:], v)
 		}

@@ -126,6 +126,8 @@ type Harness struct {
 	unwind        unwinder     // the arch's unwinder rule (interrupts on)
 	hooks         *harnessArch // the arch's hooks (arch.go)
 	hostRegs      []int        // the registers a host call records (hostRegsOf)
+	hostRegSet    emu.RegSet   // hostRegs as a set
+	entryPg       bool         // Setup.Entry.Pg(), asked at every entry run
 
 	// scratchLo, scratchHi bound a C-side buffer poisoned before each use
 	// (the BPF user's ftrace_partial_regs copy, bpf.go): a read of a word
@@ -149,7 +151,7 @@ func New(s Setup, o Options) (*Harness, error) {
 		m.Close()
 		return nil, err
 	}
-	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}, hooks: hooks}
+	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}, hooks: hooks, entryPg: s.Entry.Pg()}
 	h.mem, h.obs = recMem{h}, observer{h}
 	if err := h.init(); err != nil {
 		m.Close()
@@ -249,7 +251,7 @@ func (h *Harness) init() error {
 	// The traced call sites, as __mcount_loc lists them.
 	for _, addr := range im.McountLoc() {
 		name, off, _ := im.Lookup(addr)
-		pg := h.Setup.Entry.Pg()
+		pg := h.entryPg
 		if !ftrace.MustOps(a).SiteAt(pg, off) {
 			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).Offsets(pg))
 		}
@@ -274,6 +276,7 @@ func (h *Harness) init() error {
 		}
 		h.Unknown = unknown
 		h.hostRegs = hostRegsOf(a)
+		h.hostRegSet = emu.NewRegSet(h.hostRegs)
 		if err := m.Prefetch(h.hostRegs); err != nil {
 			return err
 		}
@@ -320,7 +323,7 @@ func wordBytes(a *regs.Arch, v uint64) []byte {
 func (h *Harness) patchCallbackSites() error {
 	a, m, im := h.Arch, h.M, h.Image
 	dispatch := im.HostFuncs[HostOpsListFunc]
-	ps, err := callbackPatches(a, im, dispatch, h.Setup.Entry.Pg())
+	ps, err := callbackPatches(a, im, dispatch, h.entryPg)
 	if err != nil {
 		return modelMismatch(a, h.Setup.Entry, err)
 	}
@@ -333,7 +336,7 @@ func (h *Harness) patchCallbackSites() error {
 	// arch/arm64/kernel/ftrace.c ftrace_rec_set_ops), for every site: the
 	// literal is only read while the site calls the trampoline. A -pg
 	// site (v4.19-v5.4) has none: its function starts with the prologue.
-	if lit := ftrace.MustOps(a).CallOpsLiteral; lit != nil && !h.Setup.Entry.Pg() {
+	if lit := ftrace.MustOps(a).CallOpsLiteral; lit != nil && !h.entryPg {
 		h.K.SetOpsFunc(dispatch)
 		for _, s := range h.Sites {
 			if err := m.WriteMem(lit(s.Addr), wordBytes(a, h.K.FunctionTraceOp)); err != nil {
@@ -440,7 +443,7 @@ func (h *Harness) expecting(fn emu.HostFunc) emu.HostFunc {
 // hostOpsListFunc is ftrace_ops_list_func(ip, parent_ip, op, fregs).
 func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 	ip, parent, op, fregs := m.Arg(0), m.Arg(1), m.Arg(2), m.Arg(3)
-	if h.Setup.Entry.Pg() {
+	if h.entryPg {
 		// No ARCH_SUPPORTS_FTRACE_OPS (arm64 v4.19-v5.4): the list func
 		// is ftrace_ops_no_ops(ip, parent_ip), which passes the ops
 		// itself and no registers (kernel/trace/ftrace.c v5.0); x2 and
@@ -510,7 +513,7 @@ func (h *Harness) hostPrepareFtraceReturn(m *emu.Machine) error {
 		// a link register parent is the saved lr/ra slot the entry
 		// reloads it from (arm64 pt_regs regs[30], riscv64 ABI_RA or
 		// PT_RA), where the graph entry put return_to_handler.
-		if hc != nil && h.hooks.linkSlot != "" && pc.Slot != 0 && !h.Setup.Entry.Pg() {
+		if hc != nil && h.hooks.linkSlot != "" && pc.Slot != 0 && !h.entryPg {
 			h.inv.WantLink, h.inv.HasLink = m.ReadWord(pc.Slot), true
 		}
 		return nil

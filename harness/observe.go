@@ -318,7 +318,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.Interrupt.Caller, inv.Interrupt.ORC, inv.BelowEntry = 0, nil, 0
 	inv.Accesses, inv.Overflow, inv.Probed, inv.WrongTransfer = inv.Accesses[:0], false, false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
-	inv.After, inv.RunFacts = regs.RegFile{}, RunFacts{}
+	inv.After = regs.RegFile{} // RunFacts: set by beginInvocation
 	return inv
 }
 
@@ -379,7 +379,7 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	if inv.Role == trampolines.Entry {
 		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
-		if h.Setup.Entry.Pg() {
+		if h.entryPg {
 			// An ordinary call: the trampoline returns with the link
 			// register it was called with.
 			inv.Pg, inv.WantLink, inv.HasLink = true, inv.EntryRet, true
@@ -451,25 +451,23 @@ func (h *Harness) noteHostCall(name string, frame uint64, layout *regs.Layout) *
 		return nil
 	}
 	m := h.M
-	// Reuse the frame and chain buffers of a recycled invocation.
-	var raw []byte
-	var chain []uint64
-	var loads []Access
-	if n := len(inv.Calls); n < cap(inv.Calls) {
-		old := inv.Calls[:n+1][n]
-		raw, chain, loads = old.Raw[:0], old.Backchain[:0], old.ChainLoads[:0]
+	// Built in place, reusing the frame and chain buffers of a recycled
+	// invocation: a HostCall on the stack would escape (the chain hook
+	// takes its registers' address) and cost an allocation per host call,
+	// and a composite literal appended is built and then copied whole.
+	n := len(inv.Calls)
+	if n < cap(inv.Calls) {
+		inv.Calls = inv.Calls[:n+1]
+	} else {
+		inv.Calls = append(inv.Calls, HostCall{})
 	}
-	// Built in place: a HostCall on the stack would escape (the chain hook
-	// takes its registers' address) and cost an allocation per host call.
-	inv.Calls = append(inv.Calls, HostCall{Name: name, Raw: raw,
-		arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi})
-	hc := &inv.Calls[len(inv.Calls)-1]
+	hc := &inv.Calls[n]
+	raw, chain, loads := hc.Raw[:0], hc.Backchain[:0], hc.ChainLoads[:0]
+	*hc = HostCall{Name: name, Raw: raw, arch: h.Arch, poisonLo: inv.poisonLo, poisonHi: inv.poisonHi}
 	if h.Opts.AllHostRegs {
 		hc.Regs = m.Regs()
 	} else {
-		for _, i := range h.hostRegs {
-			hc.Regs[i] = m.Reg(i) // prefetched in C (init): no engine call
-		}
+		m.RegsInto(&hc.Regs, h.hostRegSet) // prefetched in C (init): no engine call
 	}
 	hc.PC = hc.Regs[h.Arch.PC]
 	if frame != 0 && layout != nil {

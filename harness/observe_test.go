@@ -6,11 +6,11 @@ import (
 )
 
 // A recycled invocation must come back as a fresh one: every field cleared
-// (slices emptied) but Before and the Above windows, which each event
-// overwrites. Fails when a field is added to Invocation and not to
+// (slices emptied) but Before, the Above windows and RunFacts, which each
+// enter event overwrites. Fails when a field is added to Invocation and not to
 // newInvocation.
 func TestNewInvocationClearsEveryField(t *testing.T) {
-	kept := map[string]bool{"Before": true, "AboveBefore": true, "AboveAfter": true}
+	kept := map[string]bool{"Before": true, "AboveBefore": true, "AboveAfter": true, "RunFacts": true}
 	inv := &Invocation{}
 	fill(t, reflect.ValueOf(inv).Elem())
 	h := &Harness{free: []*Invocation{inv}}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // Reg is one guest register the tool tracks.
@@ -166,6 +167,32 @@ func (a *Arch) PutWord(b []byte, v uint64) {
 		return
 	}
 	binary.LittleEndian.PutUint64(b, v)
+}
+
+// hostLittleEndian: the host stores words low byte first.
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// PutWords stores the words of src one after another into b (at least
+// 8*len(src) bytes) in the arch's byte order.
+func (a *Arch) PutWords(b []byte, src []uint64) {
+	b = b[:8*len(src)]
+	if len(src) == 0 {
+		return
+	}
+	if a.BigEndian != hostLittleEndian {
+		// the guest's order is the host's: the words as they are
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), 8*len(src)))
+		return
+	}
+	if a.BigEndian {
+		for i, v := range src {
+			binary.BigEndian.PutUint64(b[8*i:], v)
+		}
+		return
+	}
+	for i, v := range src {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
 }
 
 // WordByte returns byte i (0-7, in memory order) of the guest word v.

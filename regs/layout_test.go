@@ -445,7 +445,7 @@ func TestArchFacts(t *testing.T) {
 	}
 }
 
-// The inlined Word/PutWord/WordByte must agree with ByteOrder on both
+// The inlined Word/PutWord/PutWords/WordByte must agree with ByteOrder on both
 // arches.
 func TestWordByteOrder(t *testing.T) {
 	for _, a := range regs.Arches {
@@ -459,6 +459,25 @@ func TestWordByteOrder(t *testing.T) {
 		for i := range want {
 			if b := a.WordByte(v, i); b != want[i] {
 				t.Errorf("%s: WordByte(%d) = %#x, want %#x", a.Name, i, b, want[i])
+			}
+		}
+		// PutWords: each word in turn, nothing past them written
+		words := []uint64{v, ^v, 0x1122334455667788}
+		many := make([]byte, 8*len(words)+8)
+		for i := range many {
+			many[i] = 0xee
+		}
+		a.PutWords(many, words)
+		for i, w := range words {
+			a.ByteOrder.PutUint64(want[:], w)
+			if [8]byte(many[8*i:8*i+8]) != want {
+				t.Errorf("%s: PutWords word %d is % x, want % x", a.Name, i, many[8*i:8*i+8], want)
+			}
+		}
+		for _, b := range many[8*len(words):] {
+			if b != 0xee {
+				t.Errorf("%s: PutWords wrote past its words: % x", a.Name, many[8*len(words):])
+				break
 			}
 		}
 	}

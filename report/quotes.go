@@ -94,6 +94,10 @@ type QuotedRatio struct {
 	Ratio  float64      `json:"ratio"`
 	IQR    [2]float64   `json:"iqr"`
 	Spread check.Spread `json:"spread"`
+	// ChecksOn is the checked graph call over the same call with checks
+	// off (check.Emulation.ChecksOnRatio), with its rounds' range.
+	ChecksOn       float64      `json:"checks_on"`
+	ChecksOnSpread check.Spread `json:"checks_on_spread"`
 }
 
 // QuoteReport reads out/report.json (the JSON of `trampemu report`) into
@@ -124,7 +128,8 @@ func QuoteReport(data []byte, source string) (*Quoted, error) {
 	}
 	for _, a := range regsOrder(rep.Emulation) {
 		e := rep.Emulation[a]
-		q.Emulation = append(q.Emulation, QuotedRatio{Arch: e.Arch, Ratio: e.RawUnicornRatio, IQR: e.RatioIQR, Spread: e.RatioSpread})
+		q.Emulation = append(q.Emulation, QuotedRatio{Arch: e.Arch, Ratio: e.RawUnicornRatio, IQR: e.RatioIQR, Spread: e.RatioSpread,
+			ChecksOn: e.ChecksOnRatio, ChecksOnSpread: e.ChecksOnSpread})
 	}
 	return q, nil
 }
@@ -218,7 +223,15 @@ var Blocks = map[string]func(q *Quoted) string{
 		for _, e := range q.Emulation {
 			fmt.Fprintf(&b, " %s %.2fx [%.2f-%.2f];", e.Arch, e.Ratio, e.IQR[0], e.IQR[1])
 		}
-		return strings.TrimSuffix(b.String(), ";") + ".\n"
+		s := strings.TrimSuffix(b.String(), ";")
+		if len(q.Emulation) > 0 && q.Emulation[0].ChecksOn > 0 {
+			s += "; a graph call with every check on over the same call with checks off, median [range] of the rounds:"
+			for _, e := range q.Emulation {
+				s += fmt.Sprintf(" %s %.2fx [%.2f-%.2f];", e.Arch, e.ChecksOn, e.ChecksOnSpread.Min, e.ChecksOnSpread.Max)
+			}
+			s = strings.TrimSuffix(s, ";")
+		}
+		return s + ".\n"
 	},
 }
 

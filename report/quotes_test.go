@@ -18,7 +18,8 @@ func quotedExample() *Quoted {
 			Significant: true, ShiftRange: native.Interval{0.29, 0.58}, Instructions: &i, Stores: &s, StoreBytes: &sb,
 			Reruns: &native.Reruns{Runs: 20, Min: 0.17, Max: 0.68, SD: 0.11, Significant: 11, Date: "2026-12-01 21:27 UTC"}}},
 		Exits:     []QuotedCost{{Variant: "rth-merged", Model: "v6.14", Instructions: 13, Stores: 6, StoreBytes: 48}},
-		Emulation: []QuotedRatio{{Arch: "x86_64", Ratio: 9.1, IQR: [2]float64{7.7, 12.9}, Spread: check.Spread{Median: 9.1, Min: 7.7, Max: 12.9}}},
+		Emulation: []QuotedRatio{{Arch: "x86_64", Ratio: 9.1, IQR: [2]float64{7.7, 12.9}, Spread: check.Spread{Median: 9.1, Min: 7.7, Max: 12.9},
+			ChecksOn: 1.84, ChecksOnSpread: check.Spread{Median: 1.84, Min: 1.7, Max: 2.05}}},
 	}
 }
 
@@ -34,7 +35,7 @@ func TestQuotes(t *testing.T) {
 	}
 	for _, want := range []string{"prose 1.23 ns\n<!-- trampemu:native-headline -->\nFrom `make report` (out/report.json) on a 2-CPU VM, 2026-12-01 21:40 UTC.",
 		"**+0.33 ns [+0.20, +0.50]** (different) | +0.29 to +0.58 | +0.17 to +0.68, SD 0.11; significant in 11 of 20 runs (2026-12-01 21:27 UTC) | +7 instructions, +6 stores, +48 bytes stored |\n<!-- /trampemu:native-headline -->",
-		"x86_64 9.10x [7.70-12.90].\n<!-- /trampemu:emulation -->\nend\n"} {
+		"x86_64 9.10x [7.70-12.90]; a graph call with every check on over the same call with checks off, median [range] of the rounds: x86_64 1.84x [1.70-2.05].\n<!-- /trampemu:emulation -->\nend\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("rewritten document lacks %q:\n%s", want, out)
 		}

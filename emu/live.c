@@ -1,0 +1,266 @@
+// live.c: reading registers where the engine keeps them.
+//
+// uc_reg_read costs 50-70 instructions per register (a switch on the
+// register id per call, the batch loop around it), and a checked traced
+// call reads every register at each of its four watch events: a third of
+// what the checks add to a call. The engine keeps the general registers as
+// plain words of its CPU state (QEMU's CPUArchState: x86-64 regs[16],
+// s390x regs[16], arm64 xregs[32], riscv64 gpr[32]), which is what its own
+// uc_reg_read returns for them, and its hooks run with that state written
+// back (Unicorn's block and code hooks are TCG helpers that may read
+// globals). Unicorn does not export where that state lies, so it is found
+// by value: every register of idx gets a distinct pattern, and the words
+// of the uc_struct that point into readable memory are followed to the
+// block that holds each pattern exactly once within LIVE_SCAN bytes of the
+// pointer; a second round of patterns must show at the same offsets, and
+// the registers' own values after they are put back. The word and the
+// offsets are the same for every engine of an arch in one process, so the
+// Go side keeps them and tm_live_use checks them (two rounds again) on each
+// new machine. A register found nowhere (pc, flags: computed by the engine)
+// is read through uc_reg_read; nothing found, every register is.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tm.h"
+
+uint64_t tm_pattern(int r, int k);
+
+#define LIVE_WORDS 4096       // words of the uc_struct followed
+#define LIVE_SCAN (1u << 20)  // bytes searched from each pointer
+#define LIVE_RANGES 8192
+
+typedef struct { uint64_t lo, hi; } live_range;
+
+// live_ranges reads the process's readable, writable, not executable
+// mappings from /proc/self/maps.
+static int live_ranges(live_range *r, int max) {
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 0;
+	char line[512];
+	int n = 0;
+	while (n < max && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+		char perm[8];
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3)
+			continue;
+		// the CPU state is written by the engine and never code
+		if (perm[0] != 'r' || perm[1] != 'w' || perm[2] == 'x' || strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
+			continue;
+		r[n].lo = lo;
+		r[n].hi = hi;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+// live_end is the end of the readable mapping holding [p, p+8), 0 if none.
+static uint64_t live_end(const live_range *r, int n, uint64_t p) {
+	for (int i = 0; i < n; i++)
+		if (p >= r[i].lo && p + 8 <= r[i].hi)
+			return r[i].hi;
+	return 0;
+}
+
+static int live_write(tm *m, const int *idx, int n, int round, const uint64_t *vals) {
+	for (int k = 0; k < n; k++) {
+		uint64_t v = vals ? vals[k] : tm_pattern(round, k);
+		if (uc_reg_write(m->uc, m->reg_ids[idx[k]], &v) != UC_ERR_OK)
+			return 0;
+	}
+	return 1;
+}
+
+// live_count: how many registers of idx show round's pattern (or vals) at
+// base + off[k]; off[k] < 0 does not count.
+static int live_count(const uint8_t *base, const int32_t *off, int n, int round, const uint64_t *vals) {
+	int got = 0;
+	for (int k = 0; k < n; k++) {
+		uint64_t v, want = vals ? vals[k] : tm_pattern(round, k);
+		if (off[k] < 0)
+			continue;
+		memcpy(&v, base + off[k], 8);
+		got += v == want;
+	}
+	return got;
+}
+
+// tm_live_find finds the engine's CPU state for the registers idx[0..n)
+// (see the file comment); on success it turns live reads on and returns
+// how many registers it found, with the uc_struct word in *word and the
+// offsets by position in idx in off; -1: nothing found, nothing changed.
+int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off) {
+	uint64_t saved[TM_NREGS];
+	if (n <= 0 || n > m->nregs)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (uc_reg_read(m->uc, m->reg_ids[idx[k]], &saved[k]) != UC_ERR_OK)
+			return -1;
+	live_range *r = malloc(sizeof(live_range) * LIVE_RANGES);
+	if (!r)
+		return -1;
+	int nr = live_ranges(r, LIVE_RANGES);
+	int best = 0, best_w = -1;
+	uint64_t best_max = 0;
+	int32_t best_off[TM_NREGS];
+	if (!live_write(m, idx, n, 0, NULL))
+		goto out;
+	const uint8_t *uc = (const uint8_t *)m->uc;
+	for (int w = 0; w < LIVE_WORDS; w++) {
+		if (!live_end(r, nr, (uint64_t)(uc + 8 * w)))
+			break;
+		uint64_t p;
+		memcpy(&p, uc + 8 * w, 8);
+		uint64_t end = live_end(r, nr, p);
+		if (!end || (p & 7))
+			continue;
+		// only a nearer state than the best so far can win: its registers
+		// all lie below the best one's farthest
+		uint64_t scan = best ? best_max + 8 : LIVE_SCAN;
+		if (end > p + scan)
+			end = p + scan;
+		const uint8_t *base = (const uint8_t *)p;
+		int32_t o[TM_NREGS];
+		int found = 0;
+		for (int k = 0; k < n; k++) {
+			uint64_t want = tm_pattern(0, k);
+			o[k] = -1;
+			for (uint64_t a = p; a + 8 <= end; a += 8) {
+				uint64_t v;
+				memcpy(&v, (const uint8_t *)a, 8);
+				if (v != want)
+					continue;
+				if (o[k] >= 0) { // twice: not the state
+					o[k] = -1;
+					break;
+				}
+				o[k] = (int32_t)(a - p);
+			}
+			found += o[k] >= 0;
+			if (k == 0 && o[0] < 0)
+				break; // the first register is not here: next word
+		}
+		// the most registers, then the nearest: the engine's own pointer
+		// to its CPU object (uc->cpu) is a few pages before the state,
+		// while a pointer that merely lies near it on the heap moves from
+		// one engine to the next
+		if (found > best || (found == best && found && o[0] < best_off[0])) {
+			best = found;
+			best_w = w;
+			memcpy(best_off, o, sizeof(int32_t) * (size_t)n);
+			best_max = 0;
+			for (int k = 0; k < n; k++)
+				if (o[k] > 0 && (uint64_t)o[k] > best_max)
+					best_max = (uint64_t)o[k];
+		}
+	}
+	if (best_w < 0)
+		goto out;
+	const uint8_t *base;
+	{
+		uint64_t p;
+		memcpy(&p, uc + 8 * best_w, 8);
+		base = (const uint8_t *)p;
+	}
+	// the second round must show at the same offsets; a register that
+	// does not is read through the engine
+	if (!live_write(m, idx, n, 1, NULL))
+		goto out;
+	for (int k = 0; k < n; k++) {
+		uint64_t v;
+		if (best_off[k] < 0)
+			continue;
+		memcpy(&v, base + best_off[k], 8);
+		if (v != tm_pattern(1, k))
+			best_off[k] = -1;
+	}
+	if (!live_count(base, best_off, n, 1, NULL))
+		best_w = -1;
+	*word = best_w;
+	memcpy(off, best_off, sizeof(int32_t) * (size_t)n);
+out:
+	free(r);
+	live_write(m, idx, n, 0, saved);
+	if (best_w < 0)
+		return -1;
+	return tm_live_use(m, idx, n, best_w, off);
+}
+
+// tm_live_event reads a watch event's registers (all but the pc) with live
+// reads on.
+uc_err tm_live_event(tm *m) {
+	for (int j = 0; j < m->nlive; j++)
+		memcpy(&m->regs[m->live_idx[j]], m->live + m->live_at[j], 8 * (size_t)m->live_len[j]);
+	return m->nrest ? uc_reg_read_batch(m->uc, m->rest_ids, m->rest_ptrs, m->nrest) : UC_ERR_OK;
+}
+
+// tm_live_use turns live reads on for this engine with the word and the
+// offsets another engine of the arch found: two rounds of patterns and the
+// registers' own values must show there (else -1, nothing changed);
+// returns how many registers are read live.
+int tm_live_use(tm *m, const int *idx, int n, int word, const int32_t *off) {
+	uint64_t saved[TM_NREGS];
+	if (n <= 0 || n > m->nregs || word < 0 || word >= LIVE_WORDS)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (uc_reg_read(m->uc, m->reg_ids[idx[k]], &saved[k]) != UC_ERR_OK)
+			return -1;
+	uint64_t p;
+	memcpy(&p, (const uint8_t *)m->uc + 8 * word, 8);
+	const uint8_t *base = (const uint8_t *)p;
+	int want = 0;
+	for (int k = 0; k < n; k++)
+		want += off[k] >= 0;
+	if (!want || !p || (p & 7))
+		return -1;
+	// every word read must be mapped: this engine's word may point
+	// elsewhere than the first one's did
+	live_range *r = malloc(sizeof(live_range) * LIVE_RANGES);
+	if (!r)
+		return -1;
+	int nr = live_ranges(r, LIVE_RANGES);
+	for (int k = 0; k < n && want; k++)
+		if (off[k] >= 0 && !live_end(r, nr, p + (uint64_t)off[k]))
+			want = 0;
+	free(r);
+	if (!want)
+		return -1;
+	int ok = 1;
+	for (int round = 2; round < 4 && ok; round++) {
+		// rounds 2 and 3: patterns neither search used
+		uint64_t vals[TM_NREGS];
+		for (int k = 0; k < n; k++)
+			vals[k] = tm_pattern(round & 1, k) ^ ((uint64_t)round << 56);
+		ok = live_write(m, idx, n, 0, vals) && live_count(base, off, n, 0, vals) == want;
+	}
+	live_write(m, idx, n, 0, saved);
+	if (!ok || live_count(base, off, n, 0, saved) != want)
+		return -1;
+	for (int i = 0; i < TM_NREGS; i++)
+		m->live_off[i] = -1;
+	for (int k = 0; k < n; k++)
+		m->live_off[idx[k]] = off[k];
+	m->live = base;
+	m->live_on = 1;
+	m->nlive = m->nrest = 0;
+	for (int i = 0; i < m->nregs; i++) {
+		if (i == m->pc_index)
+			continue;
+		if (m->live_off[i] >= 0) {
+			int j = m->nlive - 1;
+			if (j >= 0 && m->live_idx[j] + m->live_len[j] == i &&
+			    m->live_at[j] + 8 * m->live_len[j] == m->live_off[i]) {
+				m->live_len[j]++; // the next word of the run
+				continue;
+			}
+			m->live_idx[m->nlive] = i;
+			m->live_len[m->nlive] = 1;
+			m->live_at[m->nlive++] = m->live_off[i];
+		} else {
+			m->rest_ids[m->nrest] = m->reg_ids[i];
+			m->rest_ptrs[m->nrest++] = &m->regs[i];
+		}
+	}
+	return want;
+}
