@@ -105,18 +105,24 @@ func BenchmarkTracedCallProfile(b *testing.B) {
 	}
 }
 
-// currentHarness starts the arch's current pairing with the scenario's
-// users, closed when the test or benchmark ends.
-func currentHarness(tb testing.TB, a *regs.Arch, scenario string, o harness.Options) *harness.Harness {
+// currentPair is the arch's current entry and exit.
+func currentPair(tb testing.TB, a *regs.Arch) (entry, exit harness.Tramp) {
 	tb.Helper()
 	entry, err := harness.Current(a, trampolines.Entry)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	exit, err := harness.Current(a, trampolines.Exit)
-	if err != nil {
+	if exit, err = harness.Current(a, trampolines.Exit); err != nil {
 		tb.Fatal(err)
 	}
+	return entry, exit
+}
+
+// currentHarness starts the arch's current pairing with the scenario's
+// users, closed when the test or benchmark ends.
+func currentHarness(tb testing.TB, a *regs.Arch, scenario string, o harness.Options) *harness.Harness {
+	tb.Helper()
+	entry, exit := currentPair(tb, a)
 	sc, err := harness.FindUserSet(scenario)
 	if err != nil {
 		tb.Fatal(err)

@@ -188,11 +188,25 @@ out:
 }
 
 // tm_live_event reads a watch event's registers (all but the pc) with live
-// reads on.
-uc_err tm_live_event(tm *m) {
+// reads on; a leave reads the flags only with leave_flags (else they are
+// 0): x86-64 EFLAGS costs QEMU's lazy condition codes a computation, and
+// only a check of full pt_regs looks at them after a run.
+uc_err tm_live_event(tm *m, int enter) {
 	for (int j = 0; j < m->nlive; j++)
 		memcpy(&m->regs[m->live_idx[j]], m->live + m->live_at[j], 8 * (size_t)m->live_len[j]);
-	return m->nrest ? uc_reg_read_batch(m->uc, m->rest_ids, m->rest_ptrs, m->nrest) : UC_ERR_OK;
+	if (m->nrest) {
+		uc_err err = uc_reg_read_batch(m->uc, m->rest_ids, m->rest_ptrs, m->nrest);
+		if (err != UC_ERR_OK)
+			return err;
+	}
+	int fi = m->flags_index;
+	if (fi < 0 || fi == m->pc_index)
+		return UC_ERR_OK;
+	if (!enter && !m->leave_flags) {
+		m->regs[fi] = 0;
+		return UC_ERR_OK;
+	}
+	return uc_reg_read(m->uc, m->reg_ids[fi], &m->regs[fi]);
 }
 
 // tm_live_use turns live reads on for this engine with the word and the
@@ -241,12 +255,12 @@ int tm_live_use(tm *m, const int *idx, int n, int word, const int32_t *off) {
 		m->live_off[i] = -1;
 	for (int k = 0; k < n; k++)
 		m->live_off[idx[k]] = off[k];
-	m->live = base;
+	m->live = (uint8_t *)base;
 	m->live_on = 1;
 	m->nlive = m->nrest = 0;
 	for (int i = 0; i < m->nregs; i++) {
-		if (i == m->pc_index)
-			continue;
+		if (i == m->pc_index || i == m->flags_index)
+			continue; // the flags: tm_live_event
 		if (m->live_off[i] >= 0) {
 			int j = m->nlive - 1;
 			if (j >= 0 && m->live_idx[j] + m->live_len[j] == i &&

@@ -252,6 +252,21 @@ func (m *Machine) findLive() bool {
 	return true
 }
 
+// SetLeaveFlags says whether a watch event at a leave reads the flags
+// register (on by default); off, it holds 0 there, which spares x86-64 the
+// computation of EFLAGS from QEMU's lazy condition codes (and s390x's PSW
+// mask, arm64's NZCV) at every leave. Only with registers read from the
+// engine's state (LiveRegs > 0); other reads take every register.
+func (m *Machine) SetLeaveFlags(on bool) {
+	m.c.leave_flags = 0
+	if on {
+		m.c.leave_flags = 1
+	}
+}
+
+// LeaveFlags reports whether leave events read the flags (SetLeaveFlags).
+func (m *Machine) LeaveFlags() bool { return m.c.leave_flags != 0 }
+
 // LiveRegs is how many registers callbacks and watch events read from the
 // engine's own CPU state (0: none, see ContextRegs).
 func (m *Machine) LiveRegs() int { return m.liveRegs }

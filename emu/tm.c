@@ -34,6 +34,7 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, 
 		return NULL;
 	}
 	m->insn_limit = UINT64_MAX;
+	m->leave_flags = 1;
 	for (int i = 0; i < nregs; i++) {
 		if (i == pc_index)
 			continue;
@@ -446,6 +447,11 @@ static uc_err tm_finish(tm *m, int clobber) {
 	uint64_t dirty = m->dirty;
 	for (int i = 0; i < m->nregs; i++) {
 		if (dirty & (1ULL << i)) {
+			if (m->live_on && m->live_off[i] >= 0) {
+				// where uc_reg_write would put it (live.c)
+				memcpy(m->live + m->live_off[i], &m->regs[i], 8);
+				continue;
+			}
 			ids[n] = m->reg_ids[i];
 			ptrs[n++] = &m->regs[i];
 		}
@@ -455,6 +461,10 @@ static uc_err tm_finish(tm *m, int clobber) {
 			int i = m->clob_idx[k];
 			if (dirty & (1ULL << i))
 				continue;
+			if (m->live_on && m->live_off[i] >= 0) {
+				memcpy(m->live + m->live_off[i], &m->clob_val[k], 8);
+				continue;
+			}
 			ids[n] = m->reg_ids[i];
 			ptrs[n++] = &m->clob_val[k];
 		}
@@ -506,11 +516,17 @@ static int tm_fast_call(tm *m, tm_fast *f) {
 	int ids[TM_FAST_ARGS];
 	void *ptrs[TM_FAST_ARGS];
 	uint64_t args[TM_FAST_ARGS];
+	int n = 0;
 	for (int k = 0; k < f->nargs; k++) {
-		ids[k] = m->reg_ids[f->arg_idx[k]];
-		ptrs[k] = &args[k];
+		int i = f->arg_idx[k];
+		if (m->live_on && m->live_off[i] >= 0) {
+			memcpy(&args[k], m->live + m->live_off[i], 8);
+			continue;
+		}
+		ids[n] = m->reg_ids[i];
+		ptrs[n++] = &args[k];
 	}
-	if (f->nargs && uc_reg_read_batch(m->uc, ids, ptrs, f->nargs) != UC_ERR_OK)
+	if (n && uc_reg_read_batch(m->uc, ids, ptrs, n) != UC_ERR_OK)
 		return 0;
 	if (f->require_arg >= 0 && args[f->require_arg] != f->require)
 		return 0;
@@ -528,11 +544,10 @@ static int tm_fast_call(tm *m, tm_fast *f) {
 // every read; at a leave they tell whether a trampoline that hands full
 // pt_regs to its callbacks restored them).
 static uc_err tm_read_event_regs(tm *m, uint64_t addr, int enter) {
-	(void)enter;
 	m->dirty = 0;
 	m->regs[m->pc_index] = addr;
 	if (m->live_on)
-		return tm_live_event(m);
+		return tm_live_event(m, enter);
 	if (!m->ctx_on)
 		return uc_reg_read_batch(m->uc, m->event_ids, m->event_ptrs, m->nevent);
 	int idx[TM_NREGS];

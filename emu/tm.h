@@ -236,13 +236,17 @@ typedef struct tm {
 	// once by value and checked on every machine; live_off[i] is register
 	// i's offset from live, -1: read through uc_reg_read (a computed
 	// register: pc, flags). Before ctx_on when both are set.
-	const uint8_t *live;
+	uint8_t *live;
 	int32_t live_off[TM_NREGS];
 	int live_on;
 	// a watch event's reads with live on: nlive runs of registers copied
 	// from the engine's state (arm64 x0-x30 are one), then the rest
-	// (nrest: the flags) through the engine
+	// (nrest: registers not found; none on any arch here) and the flags
+	// through the engine
 	int nlive, nrest;
+	// leave_flags: a leave event reads the flags register too (1 from
+	// tm_new; 0: it holds 0, the checks of the run do not read it)
+	int leave_flags;
 	int live_idx[TM_NREGS];   // the first register of run j
 	int32_t live_at[TM_NREGS]; // its offset from live
 	int live_len[TM_NREGS];   // registers in run j: consecutive indices at consecutive words
@@ -271,7 +275,7 @@ void tm_timeout(tm *m);
 int tm_ctx_calibrate(tm *m, const int *idx, int n);
 int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off);
 int tm_live_use(tm *m, const int *idx, int n, int word, const int32_t *off);
-uc_err tm_live_event(tm *m);
+uc_err tm_live_event(tm *m, int enter);
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
 uc_err tm_read_reg(tm *m, int idx);

@@ -277,6 +277,9 @@ func (h *Harness) init() error {
 		h.Unknown = unknown
 		h.hostRegs = hostRegsOf(a)
 		h.hostRegSet = emu.NewRegSet(h.hostRegs)
+		// After a run the flags matter only to a check of full pt_regs
+		// (a user that gets them: Install turns them on) and to a trace.
+		m.SetLeaveFlags(h.Opts.AllHostRegs)
 		if err := m.Prefetch(h.hostRegs); err != nil {
 			return err
 		}

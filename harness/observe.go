@@ -85,7 +85,7 @@ type Invocation struct {
 	Role    trampolines.Role
 	EnterPC uint64
 	Before  regs.RegFile // at the first instruction
-	After   regs.RegFile // at the first instruction outside (flags not read: 0)
+	After   regs.RegFile // at the first instruction outside (the flags 0 unless a user gets full regs: emu.Machine.SetLeaveFlags)
 	Left    bool         // control left the trampoline (After valid)
 	LeavePC uint64
 

@@ -205,6 +205,9 @@ func (h *Harness) Install(s UserSet) error {
 		}
 	}
 	if s.Regs {
+		// the check compares the flags a full-regs user may have set
+		// (pt_regs' flags slot) with those after the run
+		h.M.SetLeaveFlags(true)
 		direct := h.sym(symDirect)
 		if err := k.Ftrace.Register(&ftrace.Ops{Name: "kprobe", Func: func(ip, parent uint64, _ *ftrace.Ops, f *regs.Frame) {
 			r := f.GetRegs()

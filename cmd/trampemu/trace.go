@@ -100,6 +100,7 @@ func cmdTrace(c *cobra.Command) runFunc {
 		names := map[uint64]string{}
 		cfg.Started = func(h *harness.Harness) error {
 			h.Opts.AllHostRegs = true // matched with the trace's steps by the whole register file
+			h.M.SetLeaveFlags(true)   // and every register at each leave
 			im = h.Image
 			for addr, n := range opsLiteralNames(h) {
 				names[addr] = n
