@@ -411,6 +411,12 @@ func (z *analyzer) calledKernel(inv *harness.Invocation) {
 			n++
 		}
 	}
+	if n == 0 && z.role == trampolines.Entry && inv.DirectOps && inv.LeavePC == inv.WantPC {
+		// the site's ops is a direct call's: a CALL_OPS entry jumps to
+		// its direct_call before calling anything (harness
+		// installDirectOps)
+		n = 1
+	}
 	if n == 0 || (n > 1 && z.role == trampolines.Entry) {
 		z.col.add(Control, "", "", fmt.Sprintf("%s called %s %d times", z.roleName(), want, n), detail)
 	}
@@ -456,6 +462,9 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 	keep := z.conv.keep[z.role]
 	if inv.Pg && z.role == trampolines.Entry && z.conv.pgKeep != nil {
 		keep = z.conv.pgKeep
+	}
+	if z.role == trampolines.Entry {
+		keep = z.entryKeep(keep)
 	}
 	for _, i := range keep {
 		want := inv.Before[i]
@@ -514,6 +523,22 @@ func (z *analyzer) clobbers(inv *harness.Invocation) {
 			z.volKept["changed"]++
 		}
 	}
+}
+
+// entryKeep is keep with the registers the convention adds for the
+// options the entry trampoline is built with (convention.entryKeepIf), in
+// register order.
+func (z *analyzer) entryKeep(keep []int) []int {
+	extra := []int{}
+	for opt, rs := range z.conv.entryKeepIf {
+		if _, ok := z.t.Source.Defines[opt]; ok {
+			extra = append(extra, rs...)
+		}
+	}
+	if len(extra) == 0 {
+		return keep
+	}
+	return regSet(z.a, append(slices.Clone(keep), extra...))
 }
 
 // callbackEdits returns the registers the entry callbacks set through the

@@ -27,6 +27,11 @@ type convention struct {
 	// site (harness.Invocation.Pg): an ordinary call, after which only
 	// the callee-saved registers must hold what they held.
 	pgKeep []int
+	// entryKeepIf lists, by option, the registers an entry trampoline
+	// must also keep in a build that defines the option
+	// (harness.Tramp.Source.Defines): riscv64 CONFIG_CC_IS_CLANG's t2-t6,
+	// in which clang's fastcc passes arguments.
+	entryKeepIf map[string][]int
 	// keepFullRegs lists the registers that must also come back unchanged
 	// when the trampoline handed full pt_regs with them saved to a
 	// callback (it reloads them: a kprobe handler may have set them).

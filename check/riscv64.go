@@ -13,7 +13,8 @@ import (
 // psABI (riscv-non-isa/riscv-elf-psabi-doc@023b4ed26ba8 riscv-cc.adoc;
 // reference riscv64.md "ABI").
 //   - Entry ("auipc t0; jalr t0" at the function, v6.3+): t0 = the site +
-//     8, ra = the traced function's return address; t0-t6 carry nothing.
+//     8, ra = the traced function's return address; t0-t6 carry nothing
+//     (but t2-t6 in a CONFIG_CC_IS_CLANG build: clang's fastcc arguments).
 //     The arguments a0-a7, the callee-saved s0-s11 and the fixed gp and tp
 //     must survive; the trampoline returns with "jr t0" (or "jr t1" into a
 //     direct trampoline) with ra = the return address (return_to_handler
@@ -40,6 +41,13 @@ func riscv64Convention(a *regs.Arch) convention {
 			trampolines.Entry: entryKept(a),
 			trampolines.Exit:  exitKept(a),
 		},
+		// "riscv: ftrace: support fastcc in Clang for WITH_ARGS"
+		// (f8693f6dffcd, v6.16): clang's fastcc passes the 9th and later
+		// arguments in t2 and up (llvm/llvm-project#83111, "x7/t2 register
+		// is used to pass the 9th argument"), so under CONFIG_CC_IS_CLANG
+		// the entry saves and reloads t2-t6 around the callbacks: they
+		// carry arguments at the traced function's entry.
+		entryKeepIf:  map[string][]int{"CONFIG_CC_IS_CLANG": regsByName(a, "t2", "t3", "t4", "t5", "t6")},
 		allowedAbove: func(role trampolines.Role, off uint64) bool { return false },
 		wantSP:       func(role trampolines.Role, inv *harness.Invocation, sp int) uint64 { return inv.Before[sp] },
 		parentIP:     func(inv *harness.Invocation) uint64 { return inv.Before[a.Link] },

@@ -69,6 +69,10 @@ type Kernel struct {
 	// ftrace_ops_list_func as its fregs (nil: Arch.Frame; arm64's
 	// WITH_REGS entries of v5.5-v6.1 hand a pt_regs, Arch.PtRegs).
 	EntryFrame *regs.Layout
+	// ExitFrame is the struct ftrace_regs return_to_handler hands
+	// ftrace_return_to_handler (ExitFregs; nil: Arch.Frame), the form of
+	// its build (regs.Arch.FregsForms: riscv64 v6.16).
+	ExitFrame *regs.Layout
 
 	graphOps Ops // ftrace_graph_func as an ftrace_ops (v5.16+ x86-64, v6.14+ s390x, v6.0+ arm64)
 	// OpsArgs counts dispatches whose op argument was not FunctionTraceOp.
@@ -337,7 +341,7 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 	var f *regs.Frame
 	switch abi {
 	case ExitFregs:
-		f = k.view(&k.exitView, arg, k.Arch.Frame)
+		f = k.view(&k.exitView, arg, k.exitFrame())
 	case ExitRetRegs:
 		f = k.view(&k.exitView, arg, k.Arch.RetRegs)
 	case ExitLegacy:
@@ -356,6 +360,14 @@ func (k *Kernel) ReturnToHandler(abi ExitABI, arg uint64) (ret, fn uint64, err e
 	}
 	ret, err = k.Graph.ReturnFP(f, fp)
 	return ret, fn, err
+}
+
+// exitFrame is ExitFrame, else Arch.Frame.
+func (k *Kernel) exitFrame() *regs.Layout {
+	if k.ExitFrame != nil {
+		return k.ExitFrame
+	}
+	return k.Arch.Frame
 }
 
 // RethookCallback is arch_rethook_trampoline_callback(regs), what

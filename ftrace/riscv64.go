@@ -20,7 +20,8 @@ import (
 // callback is the ra-based "call ftrace_stub" at ftrace_call that
 // ftrace_update_ftrace_func rewrites (make_call_ra). The v6.16 jalr-only
 // patching (b2137c3b6d7a: boot writes "auipc t0, hi(ftrace_caller)", the
-// enable rewrites the jalr alone, rec->ip = the jalr) is not modelled.
+// enable rewrites the jalr alone, rec->ip = the jalr) is the "jalr"
+// SiteForm below.
 var riscv64Ops = &ArchOps{
 	Arch: regs.RISCV64,
 	// ftrace_make_nop: two NOP4 (addi x0, x0, 0: 0x00000013).
@@ -84,7 +85,7 @@ var riscv64Ops = &ArchOps{
 	// WITH_REGS and arch_ftrace_get_regs is NULL (asm/ftrace.h): no
 	// kprobe runs from the entry trampoline of the modelled eras.
 	KprobesOnFtrace: false,
-	// CALL_OPS (v6.16, not modelled otherwise): the ops pointer 8 bytes
+	// CALL_OPS (v6.16, the entries of the v6.16+ model): the ops pointer 8 bytes
 	// before the function, ALIGN_DOWN(rec->ip - 12, 8) with rec->ip the
 	// jalr at func + 4 (arch/riscv/kernel/ftrace.c
 	// ftrace_rec_update_ops), what mcount-dyn.S loads as -16(t0).

@@ -124,7 +124,7 @@ func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	// only: an entry's header never meets the exit's header of the same
 	// name (a user's copy of a registry file with an edited header, paired
 	// with a registry exit that has the original).
-	entry, exit := s.Entry.ownSource(), s.Exit.ownSource()
+	entry, exit := s.Entry.ownSource(a), s.Exit.ownSource(a)
 	entry.Unit, exit.Unit = string(trampolines.Entry), string(trampolines.Exit)
 	srcs := []asm.Source{entry, exit}
 	seen := map[string]bool{}
@@ -173,16 +173,21 @@ func (t Tramp) objtoolNonStandardFP() bool {
 
 // ownSource is the trampoline's source with its headers and include
 // folders scoped to it (asm.Source.Headers, IncludeDirs); the Tramp's win
-// over those the source already names.
-func (t Tramp) ownSource() asm.Source {
+// over those the source already names. A trampoline whose struct
+// ftrace_regs is not the arch's Frame (FrameLayout) gets the
+// asm-offsets.h of its form.
+func (t Tramp) ownSource(a *regs.Arch) asm.Source {
 	src := t.Source
 	src.ObjtoolNonStandardFP = t.objtoolNonStandardFP()
-	if len(t.Headers) > 0 {
-		hdrs := make(map[string][]byte, len(src.Headers)+len(t.Headers))
+	if len(t.Headers) > 0 || t.FrameLayout(a) != a.Frame {
+		hdrs := make(map[string][]byte, len(src.Headers)+len(t.Headers)+1)
 		for k, v := range src.Headers {
 			hdrs[k] = v
 		}
 		for k, v := range t.Headers {
+			hdrs[k] = v
+		}
+		for k, v := range FregsHeaders(a, t.FrameLayout(a)) {
 			hdrs[k] = v
 		}
 		src.Headers = hdrs
@@ -191,6 +196,16 @@ func (t Tramp) ownSource() asm.Source {
 		src.IncludeDirs = append(append([]string{}, src.IncludeDirs...), t.IncludeDirs...)
 	}
 	return src
+}
+
+// FregsHeaders is the asm-offsets.h of a build whose struct ftrace_regs
+// is frame, when that is not the arch's Frame (regs.AsmOffsetsHeaderFor);
+// nil otherwise (the generated header of every source).
+func FregsHeaders(a *regs.Arch, frame *regs.Layout) map[string][]byte {
+	if frame == nil || frame == a.Frame || frame == a.PtRegs {
+		return nil
+	}
+	return map[string][]byte{"asm/asm-offsets.h": []byte(regs.AsmOffsetsHeaderFor(a, frame))}
 }
 
 // validate checks that each trampoline defines what the harness needs,

@@ -93,6 +93,9 @@ type Harness struct {
 
 	// functionOps is the function tracer's ftrace_ops (nil: none).
 	functionOps *ftrace.Ops
+	// directOps is the direct trampoline a direct call's ops sends every
+	// traced call to (installDirectOps; 0: none).
+	directOps uint64
 
 	// FunctionHits counts the function tracer's calls; LastTraced is the
 	// last (ip, parent) it saw.
@@ -216,6 +219,7 @@ func (h *Harness) init() error {
 	}
 	h.K = k
 	k.EntryFrame = h.Setup.Entry.FrameLayout(a)
+	k.ExitFrame = h.Setup.Exit.FrameLayout(a)
 	h.facts = RunFacts{Ops: k.FunctionTraceOp, DriverSP: h.driverSP, PoisonXor: emu.PoisonXor}
 	if h.hooks.driverRecord != nil {
 		h.facts.DriverRecord = h.hooks.driverRecord(h)
@@ -542,7 +546,7 @@ func (h *Harness) hostReturnToHandler(m *emu.Machine) error {
 	case trampolines.ExitRetRegs:
 		abi, layout = ftrace.ExitRetRegs, h.Arch.RetRegs
 	default:
-		layout = h.Arch.Frame
+		layout = h.Setup.Exit.FrameLayout(h.Arch)
 	}
 	frame := arg
 	if layout == nil {

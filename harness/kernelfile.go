@@ -170,7 +170,8 @@ func LoadFile(a *regs.Arch, path string, o FileOptions) (*File, error) {
 	}
 	defs := f.Config.Defines()
 	src := func(role trampolines.Role) asm.Source {
-		s := asm.Source{Name: path, Text: text, Unit: string(role), Defines: defs, Dir: filepath.Dir(path)}
+		s := asm.Source{Name: path, Text: text, Unit: string(role), Defines: defs, Dir: filepath.Dir(path),
+			Headers: FregsHeaders(a, a.FregsLayout(f.Choice.Model.Fregs, defs))}
 		// Linked once per role: the other role's symbols of this copy are
 		// made local so that the two copies (and a registry partner) do
 		// not clash.

@@ -101,6 +101,11 @@ type Invocation struct {
 	EntryRet uint64
 	// Direct is set when the callbacks asked for a direct trampoline.
 	Direct bool
+	// DirectOps (entry) says the site's CALL_OPS literal points at a
+	// direct call's ops (UserSet.DirectOps): the trampoline must leave
+	// into its direct trampoline (WantPC, Direct), and may do so without
+	// calling into the kernel.
+	DirectOps bool
 	// WantLink (s390x) is the r14 the kernel left in gprs[14] for the
 	// traced function (return_to_handler when graph tracing hooked it) or,
 	// on exit, the original return address. HasLink says it is set.
@@ -310,7 +315,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv := h.free[n-1]
 	h.free = h.free[:n-1]
 	inv.Role, inv.EnterPC, inv.Left, inv.LeavePC = "", 0, false, 0
-	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct = 0, 0, 0, false
+	inv.Func, inv.WantPC, inv.EntryRet, inv.Direct, inv.DirectOps = 0, 0, 0, false, false
 	inv.WantLink, inv.HasLink, inv.Pg, inv.Record = 0, false, false, [2]uint64{}
 	inv.FullRegs, inv.Calls, inv.Reads, inv.CWrites = inv.FullRegs[:0], inv.Calls[:0], inv.Reads[:0], inv.CWrites[:0]
 	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
@@ -379,6 +384,9 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 	if inv.Role == trampolines.Entry {
 		inv.EntryRet = h.hooks.entryRet(a, inv)
 		inv.WantPC = inv.EntryRet
+		if h.directOps != 0 {
+			inv.WantPC, inv.Direct, inv.DirectOps = h.directOps, true, true
+		}
 		if h.entryPg {
 			// An ordinary call: the trampoline returns with the link
 			// register it was called with.

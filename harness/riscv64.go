@@ -64,7 +64,8 @@ func riscv64DriverRecord(h *Harness) uint64 { return h.driverSP + 32 }
 // riscv64Caller: ra at entry (the call site's auipc t0/jalr t0 leaves it),
 // filed by ftrace_graph_func under &fregs->ra, the ra slot of the entry's
 // struct __arch_ftrace_regs below the entry sp (FREGS_SIZE_ON_STACK of
-// v6.11+; the registry's entries and the kernel files of that layout).
+// v6.11+, 160 for v6.16's under CONFIG_CC_IS_CLANG; the entry's form,
+// Tramp.FrameLayout).
 //
 // The older entries keep it elsewhere below the entry sp: the v6.3-v6.7
 // ftrace_caller in its 80-byte ABI block at ABI_RA = 72 (SAVE_ABI,
@@ -82,8 +83,8 @@ func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 	case e.PtRegs():
 		return inv.Before[a.Link], sp - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
 	}
-	ra := a.Frame.MustSlot("ra")
-	return inv.Before[a.Link], sp - regs.RISCV64FregsSizeOnStack + uint64(ra.Off)
+	f := h.Setup.Entry.FrameLayout(a)
+	return inv.Before[a.Link], sp - uint64(regs.RISCV64FregsOnStack(f)) + uint64(f.MustSlot("ra").Off)
 }
 
 // riscv64Found: the interrupted pc (translated when it is

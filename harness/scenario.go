@@ -33,6 +33,12 @@ type UserSet struct {
 	// Direct makes the kprobe-style user set a direct trampoline
 	// (arch_ftrace_set_direct_caller).
 	Direct bool
+	// DirectOps registers a direct call the way register_ftrace_direct
+	// does (installDirectOps): an ops with a direct_call, the only user of
+	// every traced function, which the CALL_OPS literal of each site
+	// points at, so that an entry with CALL_OPS and DIRECT_CALLS jumps to
+	// the direct trampoline before it saves anything.
+	DirectOps bool
 	// LivePatch registers a live patch of klp_target: an IPMODIFY ops that
 	// redirects it to klp_target_new through the instruction pointer in
 	// ftrace_regs.
@@ -78,6 +84,8 @@ var UserSets = []UserSet{
 	{Name: "graph", Doc: "function-graph user only (reads return value and frame pointer)", Graph: true, GraphRetReads: []string{"retval", "fp"}},
 	{Name: "regs", Doc: "kprobe-style full-regs user only", Regs: true},
 	{Name: "direct", Doc: "kprobe-style user that sends the call through a direct trampoline", Regs: true, Direct: true},
+	{Name: "direct-ops", Doc: "a direct call alone (register_ftrace_direct: ops->direct_call, each site's CALL_OPS literal pointing at its ops): a CALL_OPS entry jumps to the direct trampoline at once, another calls ops->func (call_direct_funcs: arch_ftrace_set_direct_caller)",
+		DirectOps: true},
 	{Name: "livepatch", Doc: "a live patch only: klp_target redirected to klp_target_new (klp_ftrace_handler)", LivePatch: true},
 	{Name: "kprobe-override", Doc: "an error-injection kprobe on ftrace only: fei_target returns -ENOMEM unrun (fei_kprobe_handler, override_function_with_return)", Override: true},
 	// The BPF users are user sets of their own, not part of "default":
@@ -115,10 +123,33 @@ func FindUserSet(name string) (UserSet, error) {
 // finding (the direct user on an entry without direct calls, see
 // Tramp.DirectCalls).
 func (s UserSet) NotApplicable(t Tramp) []string {
-	if t.Role != trampolines.Entry || !s.Direct || t.DirectCalls() {
+	if t.Role != trampolines.Entry {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name)}
+	switch {
+	case s.Direct && !t.DirectCalls():
+		return []string{fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name)}
+	case s.DirectOps && !t.DirectCalls():
+		return []string{fmt.Sprintf("%s: the %s user set's direct call is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS): no user ran", t.Name, s.Name)}
+	case s.DirectOps && !t.callOpsArch():
+		return []string{fmt.Sprintf("%s: the %s user set's direct call is not applicable (its arch has no DYNAMIC_FTRACE_WITH_CALL_OPS literal): no user ran", t.Name, s.Name)}
+	}
+	return nil
+}
+
+// callOpsArch reports whether the trampoline's arch keeps a CALL_OPS
+// literal before each traced function (ftrace.ArchOps.CallOpsLiteral:
+// arm64, riscv64).
+func (t Tramp) callOpsArch() bool {
+	name := ""
+	switch {
+	case t.Variant != nil:
+		name = t.Variant.Arch
+	case t.Model != nil && t.Model.Model != nil:
+		name = t.Model.Model.Arch
+	}
+	a, err := regs.ArchByName(name)
+	return err == nil && ftrace.MustOps(a).CallOpsLiteral != nil
 }
 
 // read performs one named accessor read on f.
@@ -169,6 +200,14 @@ func (h *Harness) Install(s UserSet) error {
 		// No direct calls in the entry's era: the kprobe-style user runs
 		// without asking for one (NotApplicable says so).
 		s.Direct = false
+	}
+	if s.DirectOps && (!h.Setup.Entry.DirectCalls() || ftrace.MustOps(h.Arch).CallOpsLiteral == nil) {
+		s.DirectOps = false // NotApplicable says so
+	}
+	if s.DirectOps {
+		if err := h.installDirectOps(); err != nil {
+			return err
+		}
 	}
 	if s.Function {
 		h.functionOps = &ftrace.Ops{Name: "function", Func: func(ip, parent uint64, _ *ftrace.Ops, _ *regs.Frame) {
@@ -283,6 +322,49 @@ func (h *Harness) Install(s UserSet) error {
 		}
 	}
 	return nil
+}
+
+// installDirectOps registers a direct call as register_ftrace_direct does
+// (kernel/trace/ftrace.c v6.4+, "ftrace: Store direct called addresses in
+// their ops"): ops->func = call_direct_funcs, ops->direct_call = the
+// direct trampoline. As the only ops of every traced function it is what
+// ftrace_rec_update_ops stores in each site's CALL_OPS literal
+// (arch/arm64/kernel/ftrace.c, arch/riscv/kernel/ftrace.c: the unique
+// ops of the record), so an entry with CALL_OPS and DIRECT_CALLS loads
+// its direct_call (FTRACE_OPS_DIRECT_CALL) and jumps there at once (arm64
+// v6.4+, riscv64 v6.16, b21cdb9523e5); an entry that calls ops->func, or
+// ftrace_ops_list_func, runs call_direct_funcs:
+// arch_ftrace_set_direct_caller(fregs, ops->direct_call). Here ops->func
+// is the host ftrace_ops_list_func, whose only registered ops is that
+// Go call_direct_funcs. Every entry invocation must then leave into the
+// direct trampoline (Invocation.DirectOps).
+func (h *Harness) installDirectOps() error {
+	a := h.Arch
+	direct, dispatch := h.sym(symDirect), h.Image.HostFuncs[HostOpsListFunc]
+	off, ok := regs.AsmOffset(a, "FTRACE_OPS_DIRECT_CALL")
+	if direct == 0 || !ok {
+		return fmt.Errorf("direct-ops: no direct trampoline or no FTRACE_OPS_DIRECT_CALL on %s", a.Name)
+	}
+	op, err := h.K.Heap.Alloc(256, 64)
+	if err != nil {
+		return err
+	}
+	if err := h.M.WriteMem(op+ftrace.OpsFuncOffset, wordBytes(a, dispatch)); err != nil {
+		return err
+	}
+	if err := h.M.WriteMem(op+uint64(off), wordBytes(a, direct)); err != nil {
+		return err
+	}
+	lit := ftrace.MustOps(a).CallOpsLiteral
+	for _, s := range h.Sites {
+		if err := h.M.WriteMem(lit(s.Addr), wordBytes(a, op)); err != nil {
+			return fmt.Errorf("the ops literal of %s: %w", s.Func, err)
+		}
+	}
+	h.directOps = direct
+	return h.K.Ftrace.Register(&ftrace.Ops{Name: "call_direct_funcs", Func: func(_, _ uint64, _ *ftrace.Ops, f *regs.Frame) {
+		f.SetDirectCaller(direct)
+	}})
 }
 
 // installRethookProbe registers one fprobe on the rethook design on every

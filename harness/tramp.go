@@ -115,13 +115,29 @@ func (t Tramp) NoRegs() bool {
 	return m != nil && !m.Model.WithArgs && m.Model.PtRegs && t.Symbol == "ftrace_caller"
 }
 
-// FrameLayout is the structure the entry trampoline hands its callbacks:
-// the arch's pt_regs for a PtRegs entry, else its ftrace_regs (Frame).
+// FrameLayout is the structure the trampoline hands its callbacks (an
+// entry) or ftrace_return_to_handler (an exit of ExitFregs): the arch's
+// pt_regs for a PtRegs entry, else its struct ftrace_regs in the form of
+// the trampoline's era and build (regs.Arch.FregsLayout of FregsEra and
+// the source's defines; Frame for most).
 func (t Tramp) FrameLayout(a *regs.Arch) *regs.Layout {
-	if t.PtRegs() && a.PtRegs != nil {
-		return a.PtRegs
+	if t.Role != trampolines.Exit && t.PtRegs() && a.PtRegs != nil {
+		return a.PtRegs // the entry's pt_regs (an exit passes struct ftrace_regs)
 	}
-	return a.Frame
+	return a.FregsLayout(t.FregsEra(), t.Source.Defines)
+}
+
+// FregsEra is the era of struct ftrace_regs the trampoline is built
+// against (regs.Arch.FregsForms): a registry variant's Fregs, a file's
+// kernel model's; "" is the arch's Frame.
+func (t Tramp) FregsEra() string {
+	if t.Variant != nil {
+		return t.Variant.Fregs
+	}
+	if t.Model != nil && t.Model.Model != nil {
+		return t.Model.Model.Fregs
+	}
+	return ""
 }
 
 // NoIPModify reports whether the entry trampoline hands its callbacks no

@@ -71,6 +71,11 @@ type Model struct {
 	// first (nil: the arch's only form); a file's own form (Choice.Site)
 	// must be one of them.
 	Sites []trampolines.CallSite
+	// Fregs is the era of struct ftrace_regs the era's files are built
+	// against where the arch's changed (regs.Arch.FregsForms: riscv64
+	// v6.16's direct_tramp and CONFIG_CC_IS_CLANG's t2-t6); "" is the
+	// arch's Frame.
+	Fregs string
 	// Pg: the traced functions call the entry from gcc's -pg call site
 	// after their prologue, and the callbacks get (ip, parent_ip) only
 	// (arm64 v4.19-v5.4; trampolines.Variant.Pg).

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"trampemu/ftrace"
+	"trampemu/regs"
 	"trampemu/trampolines"
 )
 
@@ -49,7 +50,7 @@ const (
 	riscvEntryE2   = "ftrace_caller-v6.7"
 	riscvEntryE3   = "ftrace_caller-v6.10"
 	riscvEntryE4   = "ftrace_caller"
-	riscvEntryE5   = "ftrace_caller"
+	riscvEntryE5   = "ftrace_caller-v6.16"
 	riscvExitFP    = "rth-legacy"
 	riscvExitRet   = "rth-retval"
 	riscvExitFixed = "rth-fixed"
@@ -120,6 +121,7 @@ var riscvModels = []*Model{
 	// the series' draft with rec->ip at the function.
 	{Name: "v6.16+", Arch: "riscv64", From: Version{6, 16}, WithArgs: true,
 		Sites: []trampolines.CallSite{trampolines.SiteJalr, trampolines.SiteJalrDraft},
+		Fregs: regs.RISCV64FregsV616,
 		Graph: trampolines.GraphViaOps, ExitABI: trampolines.ExitFregs,
 		Partner: riscvPartner(riscvEntryE5, riscvExitFixed),
 		Config:  merge(riscvBase, riscvArgs, riscvCallOps, riscvDirect, riscvRetval, riscvFregs),

@@ -76,6 +76,11 @@ type Arch struct {
 	// RetRegs is struct fgraph_ret_regs, what return_to_handler passed to
 	// ftrace_return_to_handler in v6.5..v6.13 (HAVE_FUNCTION_GRAPH_RETVAL).
 	RetRegs *Layout
+	// FregsForms are the other forms struct ftrace_regs took in later
+	// eras (riscv64 v6.16: direct_tramp, and t2-t6 under
+	// CONFIG_CC_IS_CLANG), which a kernel model or a variant selects by
+	// era (FregsLayout); Frame is the form of every other era.
+	FregsForms []FregsForm
 
 	// Memory is the guest memory map.
 	Memory MemoryMap
@@ -99,6 +104,34 @@ type Arch struct {
 	// asmOffsetsTail is text AsmOffsetsHeader appends after the defines
 	// (x86-64: the CONFIG_FRAME_POINTER dependent sizes); may be nil.
 	asmOffsetsTail func(a *Arch) string
+}
+
+// FregsForm is one form of struct ftrace_regs besides Arch.Frame: the
+// layout of the era Era (a kernel model's or a registry variant's Fregs),
+// under the option Define when it is set (the build defines it).
+type FregsForm struct {
+	Era    string
+	Define string
+	Layout *Layout
+}
+
+// FregsLayout is struct ftrace_regs of the era as a build with defines
+// has it: the last of FregsForms of the era whose Define is unset or
+// defined, else Frame (era "" or an era with no form of its own).
+func (a *Arch) FregsLayout(era string, defines map[string]string) *Layout {
+	out := a.Frame
+	if era == "" {
+		return out
+	}
+	for _, f := range a.FregsForms {
+		if f.Era != era {
+			continue
+		}
+		if _, ok := defines[f.Define]; f.Define == "" || ok {
+			out = f.Layout
+		}
+	}
+	return out
 }
 
 // Reg returns the index of the register called name (with or without '%').

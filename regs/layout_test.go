@@ -3,6 +3,7 @@ package regs_test
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,6 +139,13 @@ var riscvFregs = append(append([]slotRef{}, riscvFregsHead...), riscvArgs(40)...
 var riscvFregs616 = append(append(append([]slotRef{}, riscvFregsHead...),
 	slotRef{"direct_tramp", "direct_tramp", "FREGS_DIRECT_TRAMP", 40, 8, ""}), riscvArgs(48)...)
 
+// riscvFregs616Clang: v6.16 under CONFIG_CC_IS_CLANG, t2-t6 after a7
+// (linux-riscv/linux@3818d86a651e arch/riscv/include/asm/ftrace.h).
+var riscvFregs616Clang = append(slices.Clone(riscvFregs616),
+	slotRef{"t2", "t2", "FREGS_T2", 112, 8, "t2"}, slotRef{"t3", "t3", "FREGS_T3", 120, 8, "t3"},
+	slotRef{"t4", "t4", "FREGS_T4", 128, 8, "t4"}, slotRef{"t5", "t5", "FREGS_T5", 136, 8, "t5"},
+	slotRef{"t6", "t6", "FREGS_T6", 144, 8, "t6"})
+
 var riscvPtRegs = func() []slotRef {
 	var out []slotRef
 	for i, n := range []string{"epc", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
@@ -179,7 +187,10 @@ func TestLayoutsMatchReference(t *testing.T) {
 		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.PtRegs }, "pt_regs", 336, arm64PtRegs, false},
 		{regs.ARM64, func(a *regs.Arch) *regs.Layout { return a.RetRegs }, "fgraph_ret_regs", 80, arm64RetRegs, true},
 		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.Frame }, "ftrace_regs", 104, riscvFregs, false},
-		{regs.RISCV64, func(*regs.Arch) *regs.Layout { return regs.RISCV64Fregs616 }, "ftrace_regs", 112, riscvFregs616, false},
+		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.FregsLayout(regs.RISCV64FregsV616, nil) }, "ftrace_regs", 112, riscvFregs616, false},
+		{regs.RISCV64, func(a *regs.Arch) *regs.Layout {
+			return a.FregsLayout(regs.RISCV64FregsV616, map[string]string{"CONFIG_CC_IS_CLANG": ""})
+		}, "ftrace_regs", 152, riscvFregs616Clang, false},
 		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.PtRegs }, "pt_regs", 288, riscvPtRegs, false},
 		{regs.RISCV64, func(a *regs.Arch) *regs.Layout { return a.RetRegs }, "fgraph_ret_regs", 32, []slotRef{
 			{"a1", "a1", "", 0, 8, "a1"},

@@ -30,6 +30,35 @@ func (d *defines) add(name string, v int, src string) {
 	*d = append(*d, Define{name, int64(v), src})
 }
 
+// AsmOffset is the value of the arch's asm-offsets constant name.
+func AsmOffset(a *Arch, name string) (int64, bool) {
+	for _, d := range AsmOffsets(a) {
+		if d.Name == name {
+			return d.Value, true
+		}
+	}
+	return 0, false
+}
+
+// AsmOffsetsFor is AsmOffsets of a build whose struct ftrace_regs is
+// frame (one of Arch.FregsForms, FregsLayout): its FREGS_* offsets and
+// size replace Frame's.
+func AsmOffsetsFor(a *Arch, frame *Layout) []Define { return AsmOffsets(withFrame(a, frame)) }
+
+// AsmOffsetsHeaderFor is AsmOffsetsHeader of a build whose struct
+// ftrace_regs is frame, as AsmOffsetsFor.
+func AsmOffsetsHeaderFor(a *Arch, frame *Layout) string { return AsmOffsetsHeader(withFrame(a, frame)) }
+
+// withFrame is a with frame as its Frame (a itself for nil or Frame).
+func withFrame(a *Arch, frame *Layout) *Arch {
+	if frame == nil || frame == a.Frame {
+		return a
+	}
+	c := *a
+	c.Frame = frame
+	return &c
+}
+
 // AsmOffsetsHeader renders asm-offsets.h for the arch: what the kernel
 // generates from asm-offsets.c, plus the trampoline files' own constants.
 func AsmOffsetsHeader(a *Arch) string {

@@ -22,34 +22,50 @@ func TestAsmOffsetsHeaderAssembles(t *testing.T) {
 		// ref: values the references (x86_64.md, s390x.md) state, checked
 		// against the Go definitions too.
 		ref map[string]int64
+		// form, when set, is the struct ftrace_regs the build has
+		// (Arch.FregsForms: AsmOffsetsFor, AsmOffsetsHeaderFor).
+		form *regs.Layout
 	}{
 		{regs.X86_64, nil,
 			map[string]int64{"MCOUNT_REG_SIZE": 168, "MCOUNT_FRAME_SIZE": 0},
 			map[string]int64{"RAX": 80, "RSP": 152, "SS": 160, "R15": 0, "FRAME_SIZE": 168, "MCOUNT_INSN_SIZE": 5,
-				"__KERNEL_CS": 0x10, "__KERNEL_DS": 0x18}},
+				"__KERNEL_CS": 0x10, "__KERNEL_DS": 0x18}, nil},
 		{regs.X86_64, map[string]string{"CONFIG_FRAME_POINTER": ""},
 			map[string]int64{"MCOUNT_REG_SIZE": 208, "MCOUNT_FRAME_SIZE": 40},
-			map[string]int64{"FRAME_SIZE": 168}},
+			map[string]int64{"FRAME_SIZE": 168}, nil},
 		{regs.S390X, nil, nil,
 			map[string]int64{"STACK_FRAME_OVERHEAD": 160, "__SF_BACKCHAIN": 152, "__SF_GPRS": 72, "__PT_PSW": 8,
 				"__PT_R2": 40, "__PT_R14": 136, "__PT_R15": 144, "__PT_ORIG_GPR2": 152, "__PT_FLAGS": 176, "__PT_SIZE": 192,
 				"__FTRACE_REGS_SIZE": 192, "__FGRAPH_RET_SIZE": 16, "MCOUNT_INSN_SIZE": 6, "_PIF_FTRACE_FULL_REGS": 16,
 				"STACK_FRAME_SIZE_FREGS": 352, "STACK_FREGS": 160, "STACK_FREGS_PTREGS_PSW": 168,
 				"STACK_FREGS_PTREGS_GPRS": 184, "STACK_FREGS_PTREGS_ORIG_GPR2": 312, "STACK_FREGS_PTREGS_FLAGS": 336,
-				"TRACED_FUNC_FRAME_SIZE": 24}},
+				"TRACED_FUNC_FRAME_SIZE": 24}, nil},
+		// riscv64: v6.11-v6.15 (Frame), v6.16 and v6.16 with clang
+		// (reference riscv64.md "Layouts").
+		{regs.RISCV64, nil, nil,
+			map[string]int64{"FREGS_A0": 40, "FREGS_A7": 96, "FREGS_SIZE_ON_STACK": 112, "PT_SIZE_ON_STACK": 288}, nil},
+		{regs.RISCV64, nil, nil,
+			map[string]int64{"FREGS_T1": 32, "FREGS_DIRECT_TRAMP": 40, "FREGS_A0": 48, "FREGS_A7": 104, "FREGS_SIZE_ON_STACK": 112},
+			regs.RISCV64.FregsLayout(regs.RISCV64FregsV616, nil)},
+		{regs.RISCV64, nil, nil,
+			map[string]int64{"FREGS_A0": 48, "FREGS_A7": 104, "FREGS_T2": 112, "FREGS_T6": 144, "FREGS_SIZE_ON_STACK": 160},
+			regs.RISCV64.FregsLayout(regs.RISCV64FregsV616, map[string]string{"CONFIG_CC_IS_CLANG": ""})},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		name := c.arch.Name
 		if len(c.defines) > 0 {
 			name += "/frame-pointer"
 		}
+		if c.form != nil {
+			name += fmt.Sprintf("/form-%d-%d", i, c.form.Size)
+		}
 		t.Run(name, func(t *testing.T) {
 			a := c.arch
-			defs := regs.AsmOffsets(a)
+			defs := regs.AsmOffsetsFor(a, c.form)
 			if len(defs) == 0 {
 				t.Fatal("no defines")
 			}
-			header := regs.AsmOffsetsHeader(a)
+			header := regs.AsmOffsetsHeaderFor(a, c.form)
 			type entry struct {
 				name string
 				want int64

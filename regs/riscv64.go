@@ -3,6 +3,7 @@ package regs
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Kernel constants for riscv64 used by the trampolines and the Go kernel side.
@@ -22,16 +23,14 @@ const (
 	// (arch/riscv/include/asm/ftrace.h, jackYoung0915/anolis-cloud-kernel@12decd5f5a0f:
 	// epc, ra, sp, s0, t1, args[8]): 13 words.
 	RISCV64FregsSize = 104
-	// RISCV64FregsSizeOnStack is FREGS_SIZE_ON_STACK = ALIGN(sizeof(struct
-	// __arch_ftrace_regs), STACK_ALIGN) (arch/riscv/kernel/asm-offsets.c
-	// of the WITH_ARGS patch, 7caa9765465f): 112, so sp stays 16-byte
-	// aligned.
-	RISCV64FregsSizeOnStack = 112
 	// RISCV64Fregs616Size is sizeof(struct __arch_ftrace_regs) of v6.16
 	// (arch/riscv/include/asm/ftrace.h, linux-riscv/linux@3818d86a651e:
 	// direct_tramp after t1 under DYNAMIC_FTRACE_WITH_DIRECT_CALLS; gcc,
 	// no t2-t6): 14 words, FREGS_SIZE_ON_STACK 112.
 	RISCV64Fregs616Size = 112
+	// RISCV64Fregs616ClangSize is the same struct under CONFIG_CC_IS_CLANG
+	// (t2-t6 after a7, f8693f6dffcd): 19 words, FREGS_SIZE_ON_STACK 160.
+	RISCV64Fregs616ClangSize = 152
 	// RISCV64FgraphRetRegsSize is sizeof(struct fgraph_ret_regs)
 	// (arch/riscv/include/asm/ftrace.h, v6.5..v6.13: a1, a0, s0, ra).
 	RISCV64FgraphRetRegsSize = 32
@@ -228,8 +227,13 @@ var RISCV64 = func() *Arch {
 	}, Accessors{RetVal: "a0", FP: "s0"})
 
 	// struct __arch_ftrace_regs of v6.16 with DYNAMIC_FTRACE_WITH_DIRECT_CALLS
-	// and gcc (linux-riscv/linux@3818d86a651e): direct_tramp after t1,
-	// the arguments 8 bytes up (t2-t6 only under CC_IS_CLANG).
+	// (arch/riscv/include/asm/ftrace.h, linux-riscv/linux@3818d86a651e):
+	// direct_tramp after t1 (no mcount-dyn.S of v6.16 stores it,
+	// torvalds/linux@a7bee4e7f780), the arguments 8 bytes up; under
+	// CONFIG_CC_IS_CLANG t2-t6 follow a7 in the same union ("riscv:
+	// ftrace: support fastcc in Clang for WITH_ARGS", f8693f6dffcd: clang's
+	// fastcc passes arguments in them, llvm/llvm-project#83111), 152
+	// bytes, FREGS_SIZE_ON_STACK 160. The accessors are v6.11's.
 	f616 := append([]Slot{
 		{"epc", "epc", "FREGS_EPC", 0, 8, r("pc")},
 		{"ra", "ra", "FREGS_RA", 8, 8, r("ra")},
@@ -238,14 +242,38 @@ var RISCV64 = func() *Arch {
 		{"t1", "t1", "FREGS_T1", 32, 8, r("t1")},
 		{"direct_tramp", "direct_tramp", "FREGS_DIRECT_TRAMP", 40, 8, -1},
 	}, argSlots(48, "FREGS_A%d")...)
-	RISCV64Fregs616 = newLayout("ftrace_regs", RISCV64Fregs616Size, f616, fregsAcc)
+	clang := slices.Clone(f616)
+	for i, n := range []string{"t2", "t3", "t4", "t5", "t6"} {
+		clang = append(clang, Slot{n, n, "FREGS_" + upper(n), 112 + 8*i, 8, r(n)})
+	}
+	v616 := newLayout("ftrace_regs", RISCV64Fregs616Size, f616, fregsAcc)
+	v616clang := newLayout("ftrace_regs", RISCV64Fregs616ClangSize, clang, fregsAcc)
+	a.FregsForms = []FregsForm{
+		{Era: RISCV64FregsV616, Layout: v616},
+		{Era: RISCV64FregsV616, Define: "CONFIG_CC_IS_CLANG", Layout: v616clang},
+	}
+	riscv64FregsCite = map[*Layout]string{
+		a.Frame:   "v6.11-v6.15, 7caa9765465f",
+		v616:      "v6.16, linux-riscv/linux@3818d86a651e asm/ftrace.h",
+		v616clang: "v6.16 with CONFIG_CC_IS_CLANG, f8693f6dffcd",
+	}
 	return a
 }()
 
-// RISCV64Fregs616 is struct __arch_ftrace_regs of v6.16+ (direct_tramp,
-// the arguments at 48): the layout of the CALL_OPS era, which an era's
-// kernel model selects; RISCV64.Frame is the v6.11-v6.15 one.
-var RISCV64Fregs616 *Layout
+// RISCV64FregsV616 is the era of riscv64's v6.16 struct __arch_ftrace_regs
+// (Arch.FregsForms): what the v6.16+ kernel model and the v6.16 variants
+// select; RISCV64.Frame is the v6.11-v6.15 one.
+const RISCV64FregsV616 = "v6.16"
+
+// riscv64FregsCite says where each form's FREGS_* come from.
+var riscv64FregsCite map[*Layout]string
+
+// RISCV64FregsOnStack is FREGS_SIZE_ON_STACK of a form of struct
+// __arch_ftrace_regs: ALIGN(sizeof(struct __arch_ftrace_regs), STACK_ALIGN)
+// (arch/riscv/kernel/asm-offsets.c of the WITH_ARGS patch, 7caa9765465f),
+// so sp stays 16-byte aligned: 112 for v6.11-v6.15 and v6.16, 160 for
+// v6.16 under CONFIG_CC_IS_CLANG.
+func RISCV64FregsOnStack(l *Layout) int { return (l.Size + 15) &^ 15 }
 
 func upper(s string) string {
 	b := []byte(s)
@@ -259,10 +287,10 @@ func upper(s string) string {
 
 // riscv64AsmOffsets is the riscv64 asm-offsets: what arch/riscv/kernel/asm-offsets.c
 // generates for mcount-dyn.S and mcount.S (PT_* of every era,
-// PT_SIZE_ON_STACK, FREGS_* of v6.11-v6.15 and FREGS_SIZE_ON_STACK,
+// PT_SIZE_ON_STACK, FREGS_* of a.Frame and FREGS_SIZE_ON_STACK,
 // FTRACE_OPS_*), plus SZREG and the ftrace.h sizes. A file uses the
-// names of its era; the v6.16 offsets (FREGS_A0 at 48) come from a kernel
-// model that selects RISCV64Fregs616.
+// names of its era; the v6.16 offsets (FREGS_A0 at 48) are those of a
+// build whose kernel model selects the v6.16 form (AsmOffsetsHeaderFor).
 func riscv64AsmOffsets(a *Arch) []Define {
 	var d defines
 	const ao = "arch/riscv/kernel/asm-offsets.c"
@@ -271,12 +299,13 @@ func riscv64AsmOffsets(a *Arch) []Define {
 	}
 	d.add("PT_SIZE", a.PtRegs.Size, ao)
 	d.add("PT_SIZE_ON_STACK", RISCV64PtRegsSize, ao+" (ALIGN(sizeof(struct pt_regs), STACK_ALIGN))")
+	cite := riscv64FregsCite[a.Frame]
 	for _, s := range a.Frame.Slots {
 		if s.Asm != "" {
-			d.add(s.Asm, s.Off, ao+" (v6.11-v6.15, 7caa9765465f)")
+			d.add(s.Asm, s.Off, ao+" ("+cite+")")
 		}
 	}
-	d.add("FREGS_SIZE_ON_STACK", RISCV64FregsSizeOnStack, ao+" (ALIGN(sizeof(struct __arch_ftrace_regs), STACK_ALIGN))")
+	d.add("FREGS_SIZE_ON_STACK", RISCV64FregsOnStack(a.Frame), ao+" (ALIGN(sizeof(struct __arch_ftrace_regs), STACK_ALIGN), "+cite+")")
 	d.add("FTRACE_OPS_FUNC", RISCV64FtraceOpsFunc, ao+" (v6.16, CALL_OPS)")
 	d.add("FTRACE_OPS_DIRECT_CALL", RISCV64FtraceOpsDirectCall, ao+" (v6.16; offset computed from include/linux/ftrace.h)")
 	d.add("MCOUNT_INSN_SIZE", a.McountInsnSize, "arch/riscv/include/asm/ftrace.h")

@@ -10,6 +10,7 @@ import (
 	"trampemu/harness"
 	"trampemu/kernel"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // kernelFile is one file of testdata/kernel: written for trampemu in the
@@ -160,16 +161,20 @@ func TestKernelFileSameAsVariant(t *testing.T) {
 	cases := []struct {
 		arch          *regs.Arch
 		file, variant string
+		role          trampolines.Role
 	}{
-		{regs.X86_64, "x86_64_v6.13.S", "rth-retval"},
-		{regs.X86_64, "x86_64_v5.10.S", "rth-legacy"},
-		{regs.S390X, "s390x_v6.14.S", "rth-merged"},
-		{regs.S390X, "s390x_v6.5.S", "rth-retval"},
-		{regs.S390X, "s390x_v6.13.S", "rth-retval"},
+		{regs.X86_64, "x86_64_v6.13.S", "rth-retval", trampolines.Exit},
+		{regs.X86_64, "x86_64_v5.10.S", "rth-legacy", trampolines.Exit},
+		{regs.S390X, "s390x_v6.14.S", "rth-merged", trampolines.Exit},
+		{regs.S390X, "s390x_v6.5.S", "rth-retval", trampolines.Exit},
+		{regs.S390X, "s390x_v6.13.S", "rth-retval", trampolines.Exit},
+		// the v6.16-shaped entry (its clang pair's fixed twin, here a gcc
+		// build) and the v6.16+ model's registry partner
+		{regs.RISCV64, "../broken/riscv64/riscv64_entry_clang_fastcc_ok.S", "ftrace_caller-v6.16", trampolines.Entry},
 	}
 	for _, c := range cases {
 		t.Run(c.arch.Name+"/"+c.variant, func(t *testing.T) {
-			tr, err := harness.FromFile(c.arch, filepath.Join("testdata/kernel", c.file), "exit")
+			tr, err := harness.FromFile(c.arch, filepath.Join("testdata/kernel", c.file), c.role)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"trampemu/check"
 	"trampemu/harness"
+	"trampemu/kernel"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -31,6 +32,22 @@ var riscv64Broken = []brokenCase{
 	// kernel bug of the v6.8-v6.10 model
 	{"riscv64_entry_regs_lowered_sp.S", []check.Kind{check.WrongValue}, nil},
 	{"riscv64_entry_regs_sp_ok.S", nil, nil},
+	// f8693f6dffcd ("riscv: ftrace: support fastcc in Clang for
+	// WITH_ARGS", v6.16): built with clang (riscv64Clang), the
+	// v6.11-v6.15 entry hands the traced function the t2-t6 a callback
+	// left, where clang's fastcc passes arguments; the v6.16 entry saves
+	// and reloads them
+	{"riscv64_entry_clang_fastcc.S", []check.Kind{check.Clobber}, nil},
+	{"riscv64_entry_clang_fastcc_ok.S", nil, nil},
+}
+
+// riscv64Clang are the pairs checked as a clang build (-D
+// CONFIG_CC_IS_CLANG -U CONFIG_CC_IS_GCC), with the registers the broken
+// one must be caught clobbering: each is also checked as the models' gcc
+// build, where it must pass.
+var riscv64Clang = map[string][]string{
+	"riscv64_entry_clang_fastcc.S":    {"t2", "t3", "t4", "t5", "t6"},
+	"riscv64_entry_clang_fastcc_ok.S": nil,
 }
 
 // riscv64Known are which of riscv64Broken's kinds are known kernel bugs
@@ -70,13 +87,33 @@ func TestRISCV64BrokenFiles(t *testing.T) {
 				role = trampolines.Entry
 			}
 			a := regs.RISCV64
-			tr, err := harness.FromFile(a, filepath.Join(dir, c.file), role)
-			if err != nil {
-				t.Fatal(err)
+			regsWant, clang := riscv64Clang[c.file]
+			var o harness.FileOptions
+			if clang {
+				o.Options = kernel.Options{Define: []string{"CONFIG_CC_IS_CLANG"}, Undef: []string{"CONFIG_CC_IS_GCC"}}
+				if !strings.Contains(head, "CONFIG_CC_IS_CLANG") {
+					t.Errorf("the comment does not say it is checked with CONFIG_CC_IS_CLANG")
+				}
+				gcc := riscv64FileTramp(t, filepath.Join(dir, c.file), role, harness.FileOptions{})
+				for _, r := range runCheck(t, check.Config{Arch: a, Tramp: gcc, Workloads: brokenWorkloads(a), Calls: 3, Seed: 3}) {
+					if got := caughtKinds(r); len(got) > 0 {
+						t.Errorf("%s built with gcc: error kinds %s, want none%s", r.Workload, kindsText(got), findings(r))
+					}
+				}
 			}
+			tr := riscv64FileTramp(t, filepath.Join(dir, c.file), role, o)
 			for _, r := range runCheck(t, check.Config{Arch: a, Tramp: tr, Workloads: brokenWorkloads(a), Calls: 3, Seed: 3}) {
 				if got := caughtKinds(r); !slices.Equal(got, sortedKinds(c.want...)) {
 					t.Errorf("%s: error and known kinds %s, want %s%s", r.Workload, kindsText(got), kindsText(c.want), findings(r))
+				}
+				var clobbered []string
+				for _, f := range r.Findings {
+					if f.Kind == check.Clobber {
+						clobbered = append(clobbered, f.Register)
+					}
+				}
+				if len(regsWant) > 0 && !slices.Equal(sortedStrings(clobbered), regsWant) {
+					t.Errorf("%s: clobbers %v, want %v%s", r.Workload, clobbered, regsWant, findings(r))
 				}
 				if got, want := knownKinds(r), riscv64Known[c.file]; !slices.Equal(got, sortedKinds(want...)) {
 					t.Errorf("%s: known kernel bugs %s, want %s%s", r.Workload, kindsText(got), kindsText(want), findings(r))
@@ -84,4 +121,19 @@ func TestRISCV64BrokenFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// riscv64FileTramp loads the trampoline of role from a riscv64 file built
+// with o (harness.LoadFile).
+func riscv64FileTramp(t *testing.T, path string, role trampolines.Role, o harness.FileOptions) harness.Tramp {
+	t.Helper()
+	f, err := harness.LoadFile(regs.RISCV64, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := f.Role(role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
 }

@@ -52,6 +52,14 @@ var expectedKinds = map[string][]check.Kind{
 	"riscv64/rethook-drop-s1":          {check.StaleRead},
 	"riscv64/rethook-skip-callback":    {check.Control},
 	"riscv64/rethook-unbalanced":       {check.Stack},
+	// the v6.16 entry's twins: the ops read from the call site's own
+	// words is no pointer (fault); ra not reloaded after "jalr ra" to
+	// op->func points into ftrace_caller (clobber ra, and the traced
+	// function comes back into the entry: control); t0 not reloaded is
+	// what C left (control: "jr t0" goes to no code)
+	"riscv64/ftrace_caller-v6.16-ops-at-8": {check.Fault},
+	"riscv64/ftrace_caller-v6.16-no-ra":    {check.Clobber, check.Control},
+	"riscv64/ftrace_caller-v6.16-no-t0":    {check.Control},
 	// the arm64 -pg era's ftrace_graph_caller twins: its own saved lr as
 	// parent (the graph entry hooks ftrace_caller's return: x30 and the
 	// leave are wrong, and the argument), the traced function's fp as
@@ -322,6 +330,12 @@ func TestExactCosts(t *testing.T) {
 		"riscv64/rth-retval":        {16, 4, 4, 32},
 		"riscv64/rth-v6.14":         {9, 0, 4, 80},
 		"riscv64/rth-fixed":         {16, 4, 4, 112},
+		// v6.16: the two ops loads, the direct_call load and op->func
+		// before the call, t1 reloaded
+		"riscv64/ftrace_caller-v6.16":          {39, 16, 13, 112},
+		"riscv64/ftrace_caller-v6.16-ops-at-8": {3, 2, 0, 0},
+		"riscv64/ftrace_caller-v6.16-no-ra":    {51, 26, 13, 112},
+		"riscv64/ftrace_caller-v6.16-no-t0":    {38, 15, 13, 112},
 		// rvera's riscv64 eras (v6.3-v6.10 entries, rth-legacy, the rethook)
 		"riscv64/ftrace_caller-v6.7":       {37, 12, 10, 80},
 		"riscv64/ftrace_regs_caller-v6.7":  {80, 33, 32, 288},
@@ -448,25 +462,106 @@ func TestDirectCalls(t *testing.T) {
 					t.Errorf("%s: %s", res.Workload, findings(res))
 				}
 			}
-			h := newHarness(t, a, archVariant(t, directCaller, a), "direct")
-			calls, err := harness.RandomCalls(h, "add", 7, 3)
-			if err != nil {
-				t.Fatal(err)
+			runDirect(t, newHarness(t, a, archVariant(t, directCaller, a), "direct"))
+		})
+	}
+}
+
+// directOpsCases are, per arch, the entries the direct-ops user set
+// (register_ftrace_direct's ops in each site's CALL_OPS literal) is
+// checked on and whether each jumps to ops->direct_call before calling
+// the kernel (CALL_OPS and DIRECT_CALLS: arm64 v6.4+, riscv64 v6.16) or
+// takes call_direct_funcs' fregs direct caller (riscv64 v6.11-v6.15,
+// no CALL_OPS); nil: the arch keeps no CALL_OPS literal (x86-64, s390x).
+var directOpsCases = map[string]map[string]bool{
+	"x86_64":  nil,
+	"s390x":   nil,
+	"arm64":   {"ftrace_caller": true},
+	"riscv64": {"ftrace_caller-v6.16": true, "ftrace_caller": false},
+}
+
+// TestDirectOps: with a direct call the only user of every traced
+// function, each traced call leaves the entry into the direct trampoline
+// and comes back with the function's result, with no finding; a CALL_OPS
+// entry gets there without calling the kernel. On an arch without the
+// literal the user set is not applicable (a note) and registers nothing.
+func TestDirectOps(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			cases, ok := directOpsCases[a.Name]
+			if !ok {
+				t.Fatalf("no direct-ops case for %s", a.Name)
 			}
-			if err := h.RunChecked(calls); err != nil {
-				t.Fatal(err)
-			}
-			if n := h.M.HostCalls(harness.HostDirectHook); n != 7 {
-				t.Errorf("the direct trampoline ran %d times, want 7", n)
-			}
-			for _, c := range calls {
-				if c.Results[0] != c.Want[0] {
-					t.Errorf("add returned %#x, want %#x", c.Results[0], c.Want[0])
+			if cases == nil {
+				e := variant(t, a, archVariant(t, directCaller, a))
+				if n := scenario(t, "direct-ops").NotApplicable(e); len(n) != 1 || !strings.Contains(n[0], "CALL_OPS") {
+					t.Errorf("%s: notes %q, want the CALL_OPS one", e.Name, n)
 				}
-				if inv := c.Invocations[0]; !inv.Direct || inv.LeavePC != inv.WantPC {
-					t.Errorf("entry invocation direct=%v left to %s, want the direct trampoline", inv.Direct, h.Describe(inv.LeavePC))
+				h := newHarness(t, a, e.Name, "direct-ops")
+				if ops := h.K.Ftrace.Ops(); len(ops) != 0 {
+					t.Errorf("%d ops registered, want none", len(ops))
+				}
+				return
+			}
+			if a.Name == "riscv64" {
+				// not vacuous: the ops read at the wrong offset is caught
+				e := variant(t, a, "ftrace_caller-v6.16-ops-at-8")
+				for _, res := range runCheck(t, check.Config{Arch: a, Tramp: e, Scenario: scenario(t, "direct-ops"), Workloads: []string{"add"}, Calls: 2}) {
+					if !res.Has(check.Fault, "") {
+						t.Errorf("ops-at-8 under direct-ops: no fault%s", findings(res))
+					}
+				}
+			}
+			for name, early := range cases {
+				e := variant(t, a, name)
+				if n := scenario(t, "direct-ops").NotApplicable(e); len(n) != 0 {
+					t.Errorf("%s: notes %q", name, n)
+				}
+				x, err := harness.Pair(a, e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, res := range runCheck(t, check.Config{Arch: a, Tramp: e, Partner: &x, Scenario: scenario(t, "direct-ops"), Workloads: []string{"add", "six"}, Calls: 5}) {
+					if !res.OK {
+						t.Errorf("%s %s: %s", name, res.Workload, findings(res))
+					}
+				}
+				h := newHarness(t, a, name, "direct-ops")
+				for _, c := range runDirect(t, h) {
+					if !c.Invocations[0].DirectOps {
+						t.Errorf("%s: the entry invocation was not marked as the direct call's", name)
+					}
+				}
+				if want := map[bool]uint64{true: 0, false: 7}[early]; h.Dispatches != want {
+					t.Errorf("%s: %d calls into the kernel, want %d (jumps to ops->direct_call at once: %v)", name, h.Dispatches, want, early)
 				}
 			}
 		})
 	}
+}
+
+// runDirect runs 7 checked calls of add through h, whose user set sends
+// every traced call through the direct trampoline: each must get there
+// (the entry invocation leaves into it) and return add's result.
+func runDirect(t *testing.T, h *harness.Harness) []*harness.Call {
+	t.Helper()
+	calls, err := harness.RandomCalls(h, "add", 7, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RunChecked(calls); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.M.HostCalls(harness.HostDirectHook); n != 7 {
+		t.Errorf("%s: the direct trampoline ran %d times, want 7", h.Setup.Entry.Name, n)
+	}
+	for _, c := range calls {
+		if c.Results[0] != c.Want[0] {
+			t.Errorf("%s: add returned %#x, want %#x", h.Setup.Entry.Name, c.Results[0], c.Want[0])
+		}
+		if inv := c.Invocations[0]; !inv.Direct || inv.LeavePC != inv.WantPC {
+			t.Errorf("%s: entry invocation direct=%v left to %s, want the direct trampoline", h.Setup.Entry.Name, inv.Direct, h.Describe(inv.LeavePC))
+		}
+	}
+	return calls
 }

@@ -1,6 +1,10 @@
 package trampolines
 
-import "embed"
+import (
+	"embed"
+
+	"trampemu/regs"
+)
 
 // Files holds every .S and header of the package.
 //
@@ -113,6 +117,10 @@ type Variant struct {
 	// Site is the call-site form an entry variant is reached from, where
 	// its arch had more than one (riscv64); "" is the arch's usual one.
 	Site CallSite
+	// Fregs is the era of struct ftrace_regs the variant is built against
+	// where its arch's changed (regs.Arch.FregsForms, riscv64 "v6.16");
+	// "" is the arch's Frame.
+	Fregs string
 
 	Graph   GraphEntry // entry variants
 	ExitABI ExitABI    // exit variants
@@ -483,7 +491,24 @@ var (
 	riscvFPDefs   = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": ""}
 	rethookDropRV = map[string]string{"RETHOOK_DROP_S1": ""}
 	riscvNoA1     = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "", "RTH_LEGACY_NO_A1": ""}
+	// what a distribution build of v6.16's mcount-dyn.S defines
+	// (kernel/riscv64.go riscvBase, riscvArgs, riscvCallOps, riscvDirect),
+	// and the twins of riscv64/ftrace_caller_v6.16.S.
+	riscvCallOpsDefs = map[string]string{"CONFIG_FUNCTION_GRAPH_TRACER": "", "CONFIG_FRAME_POINTER": "",
+		"CONFIG_DYNAMIC_FTRACE_WITH_ARGS": "", "CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS": "", "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS": ""}
+	riscvOpsAt8 = withDefine(riscvCallOpsDefs, "TWIN_OPS_AT_8")
+	riscvNoRA   = withDefine(riscvCallOpsDefs, "TWIN_NO_RA")
+	riscvNoT0   = withDefine(riscvCallOpsDefs, "TWIN_NO_T0")
 )
+
+// withDefine is a copy of defs with name defined.
+func withDefine(defs map[string]string, name string) map[string]string {
+	out := map[string]string{name: ""}
+	for k, v := range defs {
+		out[k] = v
+	}
+	return out
+}
 
 // riscvEraVariants are the riscv64 entries of v6.3-v6.10, the frame
 // pointer return_to_handler and arch_rethook_trampoline (trampolines/
@@ -510,6 +535,25 @@ var riscvEraVariants = []Variant{
 		File: "riscv64/ftrace_regs_v6.10.S", Symbol: "ftrace_regs_caller", Defines: riscvDirectDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteT0,
 		Bug:  "regs->sp is the trampoline's lowered sp (entry sp - 288), not the traced function's (the entry sp is stored from v6.11, 7caa9765465f)",
 		Pair: "rth-retval", Graph: GraphViaOps, PtRegs: true},
+	// v6.16 (torvalds/linux@a7bee4e7f780): the jalr-only site, the ops
+	// from the literal before the function, direct calls through
+	// ops->direct_call, the v6.16 struct __arch_ftrace_regs; the registry
+	// partner of the v6.16+ model, and its twins.
+	{Name: "ftrace_caller-v6.16", Arch: "riscv64", Role: Entry, Model: "v6.16+ (jalr-only site, CALL_OPS, direct calls through ops->direct_call; b2137c3b6d7a, b21cdb9523e5)",
+		File: "riscv64/ftrace_caller_v6.16.S", Symbol: "ftrace_caller", Defines: riscvCallOpsDefs, Claims: riscvCallerSlots, Kernel: true,
+		Site: SiteJalr, Fregs: regs.RISCV64FregsV616, Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.16-ops-at-8", Arch: "riscv64", Role: Entry, Model: "twin: the ops literal read at t0 - 8 (the call site's own words)",
+		File: "riscv64/ftrace_caller_v6.16.S", Symbol: "ftrace_caller", Defines: riscvOpsAt8, Claims: riscvCallerSlots,
+		Bug:  "the ops pointer is read from the auipc/jalr words of the call site, not from the literal before the function",
+		Site: SiteJalr, Fregs: regs.RISCV64FregsV616, NoReturn: true, Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.16-no-ra", Arch: "riscv64", Role: Entry, Model: "twin: ra not reloaded after op->func",
+		File: "riscv64/ftrace_caller_v6.16.S", Symbol: "ftrace_caller", Defines: riscvNoRA, Claims: riscvCallerSlots,
+		Bug:  "ra is left as the jalr to op->func set it (inside ftrace_caller), not the traced function's return address",
+		Site: SiteJalr, Fregs: regs.RISCV64FregsV616, NoReturn: true, Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
+	{Name: "ftrace_caller-v6.16-no-t0", Arch: "riscv64", Role: Entry, Model: "twin: t0 not reloaded from fregs->epc after op->func",
+		File: "riscv64/ftrace_caller_v6.16.S", Symbol: "ftrace_caller", Defines: riscvNoT0, Claims: riscvCallerSlots,
+		Bug:  "t0 is whatever op->func left in it (a volatile register) and ignores a live patch's fregs->epc: \"jr t0\" goes there",
+		Site: SiteJalr, Fregs: regs.RISCV64FregsV616, NoReturn: true, Pair: "rth-fixed", Graph: GraphViaOps, NoFullRegs: true},
 	{Name: "rth-legacy", Arch: "riscv64", Role: Exit, Model: "<= v6.4 (a0 = s0, the frame pointer)", File: "riscv64/rth_legacy.S",
 		Symbol: "return_to_handler", Defines: riscvFPDefs, Kernel: true, Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
 	{Name: "rth-legacy-no-a1", Arch: "riscv64", Role: Exit, Model: "v5.x (a1 neither kept nor restored, the jump through a1)", File: "riscv64/rth_legacy.S",

@@ -107,6 +107,7 @@ func cmdAsm(c *cobra.Command) runFunc {
 				return err
 			}
 			src, hdrs = t.Source, t.Headers
+			src.Headers = harness.FregsHeaders(a, t.FrameLayout(a))
 		case *variant == "" && len(args) == 1:
 			if err := checkText(args[0], args[0]); err != nil {
 				return err
@@ -135,6 +136,9 @@ func cmdAsm(c *cobra.Command) runFunc {
 				return usageError{err.Error()}
 			}
 			src.Defines = c.Defines()
+			if m != nil {
+				src.Headers = harness.FregsHeaders(a, a.FregsLayout(m.Fregs, src.Defines))
+			}
 		default:
 			return usagef("give one .S file or --variant NAME (see 'trampemu list --arch %s')", a.Name)
 		}
