@@ -57,3 +57,21 @@ func TestContextRegs(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveLayoutKept: the engine's CPU state is searched for once per arch
+// and process; every later machine checks the kept layout and uses it (a
+// search per machine would cost each about 5 ms). Every arch.
+func TestLiveLayoutKept(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			for i := 0; i < 4; i++ {
+				if m := newTestMachine(t, a); m.LiveRegs() == 0 {
+					t.Fatalf("machine %d reads no register from the engine's state", i)
+				}
+			}
+			if n := LiveSearches(a.Name); n != 1 {
+				t.Errorf("%d searches for the %s CPU state, want 1", n, a.Name)
+			}
+		})
+	}
+}

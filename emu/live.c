@@ -10,10 +10,12 @@
 // back (Unicorn's block and code hooks are TCG helpers that may read
 // globals). Unicorn does not export where that state lies, so it is found
 // by value: every register of idx gets a distinct pattern, and the words
-// of the uc_struct that point into readable memory are followed to the
-// block that holds each pattern exactly once within LIVE_SCAN bytes of the
-// pointer; a second round of patterns must show at the same offsets, and
-// the registers' own values after they are put back. The word and the
+// of the uc_struct that point into readable, writable memory are followed
+// to the block that holds each pattern exactly once within LIVE_SCAN bytes
+// of the pointer; the same word must lead to the registers of a second
+// engine of the arch (a pointer that merely lies near the state on the
+// heap does not), a second round of patterns must show at the same
+// offsets, and the registers' own values after they are put back. The word and the
 // offsets are the same for every engine of an arch in one process, so the
 // Go side keeps them and tm_live_use checks them (two rounds again) on each
 // new machine. A register found nowhere (pc, flags: computed by the engine)
@@ -27,7 +29,7 @@ uint64_t tm_pattern(int r, int k);
 
 #define LIVE_WORDS 4096       // words of the uc_struct followed
 #define LIVE_SCAN (1u << 20)  // bytes searched from each pointer
-#define LIVE_RANGES 8192
+#define LIVE_RANGES 65536
 
 typedef struct { uint64_t lo, hi; } live_range;
 
@@ -58,7 +60,7 @@ static int live_ranges(live_range *r, int max) {
 // live_end is the end of the readable mapping holding [p, p+8), 0 if none.
 static uint64_t live_end(const live_range *r, int n, uint64_t p) {
 	for (int i = 0; i < n; i++)
-		if (p >= r[i].lo && p + 8 <= r[i].hi)
+		if (p >= r[i].lo && p < r[i].hi && r[i].hi - p >= 8)
 			return r[i].hi;
 	return 0;
 }
@@ -86,6 +88,36 @@ static int live_count(const uint8_t *base, const int32_t *off, int n, int round,
 	return got;
 }
 
+// live_twin_holds: in the engine twin, word w of the uc_struct leads to
+// its registers idx at offsets off (two rounds of patterns written through
+// the engine, read back there).
+static int live_twin_holds(uc_engine *twin, const live_range *r, int nr, const tm *m, const int *idx, int n, int w, const int32_t *off) {
+	const uint8_t *uc = (const uint8_t *)twin;
+	if (!live_end(r, nr, (uint64_t)(uc + 8 * w)))
+		return 0;
+	uint64_t p;
+	memcpy(&p, uc + 8 * w, 8);
+	if (!p || (p & 7))
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (!live_end(r, nr, p + (uint64_t)off[k]))
+			return 0;
+	for (int round = 4; round < 6; round++) {
+		for (int k = 0; k < n; k++) {
+			uint64_t v = tm_pattern(round & 1, k) ^ ((uint64_t)round << 56);
+			if (uc_reg_write(twin, m->reg_ids[idx[k]], &v) != UC_ERR_OK)
+				return 0;
+		}
+		for (int k = 0; k < n; k++) {
+			uint64_t v;
+			memcpy(&v, (const uint8_t *)p + off[k], 8);
+			if (v != (tm_pattern(round & 1, k) ^ ((uint64_t)round << 56)))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 // tm_live_find finds the engine's CPU state for the registers idx[0..n)
 // (see the file comment); on success it turns live reads on and returns
 // how many registers it found, with the uc_struct word in *word and the
@@ -101,13 +133,13 @@ int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off) {
 	if (!r)
 		return -1;
 	int nr = live_ranges(r, LIVE_RANGES);
-	int best = 0, best_w = -1;
-	uint64_t best_max = 0;
+	int best_w = -1;
 	int32_t best_off[TM_NREGS];
+	uc_engine *twin = NULL;
 	if (!live_write(m, idx, n, 0, NULL))
 		goto out;
 	const uint8_t *uc = (const uint8_t *)m->uc;
-	for (int w = 0; w < LIVE_WORDS; w++) {
+	for (int w = 0; w < LIVE_WORDS && best_w < 0; w++) {
 		if (!live_end(r, nr, (uint64_t)(uc + 8 * w)))
 			break;
 		uint64_t p;
@@ -115,12 +147,8 @@ int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off) {
 		uint64_t end = live_end(r, nr, p);
 		if (!end || (p & 7))
 			continue;
-		// only a nearer state than the best so far can win: its registers
-		// all lie below the best one's farthest
-		uint64_t scan = best ? best_max + 8 : LIVE_SCAN;
-		if (end > p + scan)
-			end = p + scan;
-		const uint8_t *base = (const uint8_t *)p;
+		if (end - p > LIVE_SCAN)
+			end = p + LIVE_SCAN;
 		int32_t o[TM_NREGS];
 		int found = 0;
 		for (int k = 0; k < n; k++) {
@@ -137,24 +165,35 @@ int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off) {
 				}
 				o[k] = (int32_t)(a - p);
 			}
-			found += o[k] >= 0;
-			if (k == 0 && o[0] < 0)
-				break; // the first register is not here: next word
+			if (o[k] < 0)
+				break; // a register not here: next word
+			found++;
 		}
-		// the most registers, then the nearest: the engine's own pointer
-		// to its CPU object (uc->cpu) is a few pages before the state,
-		// while a pointer that merely lies near it on the heap moves from
-		// one engine to the next
-		if (found > best || (found == best && found && o[0] < best_off[0])) {
-			best = found;
+		if (found < n)
+			continue;
+		// Every register here. A pointer that merely lies near the state
+		// on the heap (a word past the uc_struct, a neighbour object)
+		// holds it at another offset in the next engine: the word must
+		// lead to the registers of a second engine of the arch too.
+		if (!twin) {
+			// Unicorn builds the CPU at the first call that needs it; the
+			// maps are read again for the memory it took
+			uint64_t zero = 0;
+			if (uc_open((uc_arch)m->arch, (uc_mode)m->mode, &twin) != UC_ERR_OK) {
+				twin = NULL;
+				break;
+			}
+			if (uc_reg_write(twin, m->reg_ids[idx[0]], &zero) != UC_ERR_OK)
+				break;
+			nr = live_ranges(r, LIVE_RANGES);
+		}
+		if (live_twin_holds(twin, r, nr, m, idx, n, w, o)) {
 			best_w = w;
 			memcpy(best_off, o, sizeof(int32_t) * (size_t)n);
-			best_max = 0;
-			for (int k = 0; k < n; k++)
-				if (o[k] > 0 && (uint64_t)o[k] > best_max)
-					best_max = (uint64_t)o[k];
 		}
 	}
+	if (twin)
+		uc_close(twin);
 	if (best_w < 0)
 		goto out;
 	const uint8_t *base;

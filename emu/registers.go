@@ -204,8 +204,18 @@ func (m *Machine) Prefetch(extra []int) error {
 // of the arch checks it (tm_live_use) instead of searching again.
 var liveLayouts = struct {
 	sync.Mutex
-	byArch map[string]liveLayout
-}{byArch: map[string]liveLayout{}}
+	byArch   map[string]liveLayout
+	searches map[string]int // tm_live_find calls per arch (LiveSearches)
+}{byArch: map[string]liveLayout{}, searches: map[string]int{}}
+
+// LiveSearches is how many times this process searched for the arch's
+// CPU state (findLive): once, unless a machine's check of the kept layout
+// failed.
+func LiveSearches(arch string) int {
+	liveLayouts.Lock()
+	defer liveLayouts.Unlock()
+	return liveLayouts.searches[arch]
+}
 
 type liveLayout struct {
 	word int
@@ -242,6 +252,7 @@ func (m *Machine) findLive() bool {
 	}
 	var l liveLayout
 	var word C.int
+	liveLayouts.searches[m.Arch.Name]++
 	got := int(C.tm_live_find(m.c, &idx[0], C.int(n), &word, &l.off[0]))
 	if got <= 0 {
 		return false

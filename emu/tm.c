@@ -15,6 +15,8 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, 
 		*err = UC_ERR_NOMEM;
 		return NULL;
 	}
+	m->arch = arch;
+	m->mode = mode;
 	*err = uc_open((uc_arch)arch, (uc_mode)mode, &m->uc);
 	if (*err != UC_ERR_OK) {
 		free(m);

@@ -247,6 +247,7 @@ typedef struct tm {
 	// leave_flags: a leave event reads the flags register too (1 from
 	// tm_new; 0: it holds 0, the checks of the run do not read it)
 	int leave_flags;
+	int arch, mode; // as uc_open got them (live.c opens a twin engine)
 	int live_idx[TM_NREGS];   // the first register of run j
 	int32_t live_at[TM_NREGS]; // its offset from live
 	int live_len[TM_NREGS];   // registers in run j: consecutive indices at consecutive words
