@@ -115,10 +115,17 @@ func FindUserSet(name string) (UserSet, error) {
 // finding (the direct user on an entry without direct calls, see
 // Tramp.DirectCalls).
 func (s UserSet) NotApplicable(t Tramp) []string {
-	if t.Role != trampolines.Entry || !s.Direct || t.DirectCalls() {
+	if t.Role != trampolines.Entry {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name)}
+	var out []string
+	if s.Direct && !t.DirectCalls() {
+		out = append(out, fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name))
+	}
+	if s.LivePatch && t.NoLivePatch() {
+		out = append(out, fmt.Sprintf("%s: the %s user set's live patch is not applicable (its era's kernel has no HAVE_LIVEPATCH); its other users ran", t.Name, s.Name))
+	}
+	return out
 }
 
 // read performs one named accessor read on f.
@@ -230,6 +237,10 @@ func (h *Harness) Install(s UserSet) error {
 			// ftrace_regs_caller (see trampolines.Variant.NoIPModify).
 			s.LivePatch, s.Override = false, false
 		}
+	}
+	if s.LivePatch && h.Setup.Entry.NoLivePatch() {
+		// The era's kernel has no live patching (HAVE_LIVEPATCH).
+		s.LivePatch = false
 	}
 	if s.LivePatch {
 		if err := h.installLivePatch(); err != nil {
