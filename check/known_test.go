@@ -35,6 +35,10 @@ func TestMarkKnown(t *testing.T) {
 		ptSP    = "\tREG_S\tx2, PT_SP(sp)\n"
 		jalrA1  = "\tmv\ta1, a0\n\tjalr\ta1\n"
 		fregsS0 = "\taddi\ts0, sp, FREGS_SIZE_ON_STACK\n"
+		// the v5.11-v6.2 SAVE_ABI and SAVE_ALL (mcount-dyn.S v5.15)
+		e1Abi = "\taddi\tsp, sp, -SZREG\n\taddi\tsp, sp, -ABI_SIZE_ON_STACK\n"
+		e1All = "\taddi\tsp, sp, -SZREG\n\taddi\tsp, sp, -PT_SIZE_ON_STACK\n\tREG_S x1,  PT_EPC(sp)\n" +
+			"\taddi\tsp, sp, PT_SIZE_ON_STACK\n\tREG_L x1,  (sp)\n"
 	)
 	noTramp := harness.Tramp{}
 	cases := []struct {
@@ -80,6 +84,22 @@ func TestMarkKnown(t *testing.T) {
 		{"riscv64: a1 with a registry partner", fileTramp(t, "riscv64", v(6, 3), trampolines.Entry, "ftrace_caller", ""),
 			harness.Tramp{Name: "rth-legacy-no-a1", Role: trampolines.Exit, Symbol: "return_to_handler", Variant: &trampolines.Variant{Name: "rth-legacy-no-a1"}},
 			"ret128", Clobber, "", "a1", "ret128 returned a wrong result (word 1)", Error, ""},
+		{"riscv64 v5.11-v6.2: a1 of the model's registry partner", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_caller", ""),
+			harness.Tramp{Name: "rth-legacy-no-a1", Role: trampolines.Exit, Symbol: "return_to_handler", Variant: &trampolines.Variant{Name: "rth-legacy-no-a1"}},
+			"ret128", Clobber, "", "a1", "ret128 returned a wrong result (word 1)", Known, "fixed by v6.3 at the latest, commit not identified"},
+		{"riscv64 v5.11-v6.2: a1 of another registry exit", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_caller", ""),
+			harness.Tramp{Name: "rth-legacy", Role: trampolines.Exit, Symbol: "return_to_handler", Variant: &trampolines.Variant{Name: "rth-legacy"}},
+			"ret128", Clobber, "", "a1", "ret128 returned a wrong result (word 1)", Error, ""},
+		{"riscv64 v5.11-v6.2 ftrace_caller's sp", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_caller", e1Abi), noTramp,
+			"add", Stack, "", "sp", "sp not 16-byte aligned inside the entry trampoline", Known, "fixed by 6724a76cff85 in v6.3"},
+		{"riscv64 v5.11-v6.2 ftrace_caller's sp without the two steps", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_caller", "\taddi\tsp, sp, -80\n"), noTramp,
+			"add", Stack, "", "sp", "sp not 16-byte aligned inside the entry trampoline", Error, ""},
+		{"riscv64 v5.11-v6.2 ftrace_regs_caller's sp at a call", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_regs_caller", e1All), noTramp,
+			"add", Stack, "", "sp", "sp not 16-byte aligned at the call to ftrace_ops_list_func", Known, "fixed by 6724a76cff85 in v6.3"},
+		{"riscv64 v5.11-v6.2 PT_EPC below sp", fileTramp(t, "riscv64", v(5, 15), trampolines.Entry, "ftrace_regs_caller", e1All), noTramp,
+			"add", Stack, "", "", "the entry trampoline depends on memory below sp: an interrupt at ftrace_regs_caller+0x10 (ld ra,0(sp)) overwrites it", Known, "fixed by 6724a76cff85 in v6.3"},
+		{"riscv64 v6.3-v6.4: the same summaries are errors", fileTramp(t, "riscv64", v(6, 3), trampolines.Entry, "ftrace_regs_caller", e1All), noTramp,
+			"add", Stack, "", "", "the entry trampoline depends on memory below sp: an interrupt at ftrace_regs_caller+0x10 (ld ra,0(sp)) overwrites it", Error, ""},
 		{"riscv64: a1 lost by a v6.5-v6.13 file", fileTramp(t, "riscv64", v(6, 5), trampolines.Exit, "return_to_handler", jalrA1), noTramp,
 			"add", Clobber, "", "a1", "%a1 changed across return_to_handler", Error, ""},
 		{"riscv64: a1 lost without the jump through a1", fileTramp(t, "riscv64", v(6, 1), trampolines.Exit, "return_to_handler", "\tjalr\ta2\n"), noTramp,

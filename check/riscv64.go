@@ -62,7 +62,9 @@ func riscv64Convention(a *regs.Arch) convention {
 		// site, frame_pointer = s0) (arch/riscv/kernel/mcount-dyn.S,
 		// ftrace.c).
 		graphEntryArgs: func(inv *harness.Invocation, _ ftrace.PrepareABI) []argWant {
-			return []argWant{{1, "self_addr", inv.WantPC - uint64(a.McountInsnSize)}, {2, "frame_pointer", inv.Before[a.FP]}}
+			// (self_addr: ra - FENTRY_RA_OFFSET 12 from the v5.11-v6.2
+			// ra-based site, t0 - 8 after it: inv.Back)
+			return []argWant{{1, "self_addr", inv.WantPC - inv.Back}, {2, "frame_pointer", inv.Before[a.FP]}}
 		},
 		meaning: func(role trampolines.Role, t harness.Tramp, inv *harness.Invocation, s regs.Slot) (uint64, bool) {
 			b := inv.Before

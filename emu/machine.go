@@ -41,8 +41,8 @@ type WatchEvent struct {
 	Accesses []Access
 	// Tag is the guest word at WatchOptions.Tag at that moment (0 without).
 	Tag uint64
-	// Below (enter only) is the guest word just below the stack pointer
-	// as it was before the poison overwrote it.
+	// Below is the guest word just below the stack pointer at that
+	// moment (an enter's: as it was before the poison overwrote it).
 	Below uint64
 }
 
@@ -271,6 +271,12 @@ type WatchOptions struct {
 	// (in guest byte order; the package's PoisonXor is the default), so a later read can tell a word nobody wrote.
 	PoisonBelow int
 	PoisonXor   uint64
+	// Keep bytes right below the stack pointer (rounded up to words) are
+	// left alone by the poison, at every enter and at every interrupt of
+	// the interrupt model (Interrupts): memory the code before the
+	// watched range stores just below sp and the watched code reads,
+	// which the modelled interrupts do not write either.
+	Keep int
 	// Full is called when the event log is full (every 1024 events): it
 	// must drain it with DrainWatch.
 	Full func()
@@ -299,7 +305,7 @@ func (m *Machine) Watch(lo, hi uint64, o WatchOptions) error {
 	if m.Arch.BigEndian {
 		big = 1
 	}
-	switch C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint64_t(o.Split), C.uint32_t(o.PoisonBelow), C.uint64_t(o.PoisonXor), C.int(big), C.uint64_t(o.Tag)) {
+	switch C.tm_watch(m.c, C.uint64_t(lo), C.uint64_t(hi), C.uint64_t(o.Split), C.uint32_t(o.PoisonBelow), C.uint32_t(o.Keep), C.uint64_t(o.PoisonXor), C.int(big), C.uint64_t(o.Tag)) {
 	case 0:
 		return nil
 	case -2:
@@ -371,8 +377,9 @@ type InterruptFunc func(m *Machine, pc uint64) error
 // runs of an n-instruction path interrupt each boundary once; while
 // SetInterrupting(false), runs go uninterrupted (a baseline). At the
 // interrupt fn runs (in Go), then the depth bytes below the stack pointer
-// are overwritten with the watch's poison pattern, as the interrupt's own
-// frame would overwrite them. One C code hook over the range, no memory
+// (but the watch's WatchOptions.Keep bytes right below it) are overwritten
+// with the watch's poison pattern, as the interrupt's own frame would
+// overwrite them. One C code hook over the range, no memory
 // hook. Call it before the code first runs; it flushes the range's
 // translations. A zero range turns it off.
 func (m *Machine) Interrupts(lo, hi uint64, depth int, fn InterruptFunc) error {

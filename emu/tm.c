@@ -89,9 +89,10 @@ static uint8_t *tm_host(tm *m, uint64_t addr, uint64_t n) {
 // tm_watch logs a tm_wevent each time control enters [lo, hi) from outside
 // or leaves it for code outside it and outside the host stubs (see
 // tm_block_hook); lo == hi turns it off. Each event carries the guest word
-// at tag (0: none), e.g. which call of a batch the guest is making.
+// at tag (0: none), e.g. which call of a batch the guest is making. An
+// enter poisons [sp - poison_below, sp - poison_keep).
 // Returns -1 when out of memory, -2 when tag is not in guest memory.
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag) {
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint32_t poison_keep, uint64_t poison_xor, int big_endian, uint64_t tag) {
 	const uint8_t *tag_host = NULL;
 	if (tag) {
 		tag_host = tm_host(m, tag, 8);
@@ -109,6 +110,7 @@ int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_belo
 	m->watch_mid = mid > lo && mid < hi ? mid : 0;
 	m->watching = hi > lo;
 	m->poison_below = poison_below & ~7u;
+	m->poison_keep = poison_keep < m->poison_below ? (poison_keep + 7) & ~7u : m->poison_below;
 	m->poison_xor = poison_xor;
 	m->big_endian = big_endian;
 	m->wn = 0;
@@ -147,24 +149,23 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	if (above)
 		memcpy(e->above, above, TM_ABOVE);
 	e->below = 0;
-	if (enter) {
-		const uint8_t *b = tm_host(m, sp - 8, 8);
-		if (b)
-			memcpy(&e->below, b, 8);
-	}
+	const uint8_t *b = tm_host(m, sp - 8, 8);
+	if (b)
+		memcpy(&e->below, b, 8);
 	if (!enter || !m->poison_below)
 		return;
 	uint64_t lo = sp - m->poison_below;
+	uint32_t n = m->poison_below - m->poison_keep; // the kept bytes stay
 	uint64_t *below = (uint64_t *)tm_host(m, lo, m->poison_below);
-	if (!below || (lo & 7))
+	if (!below || (lo & 7) || !n)
 		return;
 	for (uint32_t c = 0; c < m->poison_n; c++) {
 		if (m->poison_lo[c] == lo) {
-			memcpy(below, m->poison_pat + (size_t)c * m->poison_below, m->poison_below);
+			memcpy(below, m->poison_pat + (size_t)c * m->poison_below, n);
 			return;
 		}
 	}
-	for (uint32_t i = 0; i < m->poison_below / 8; i++) {
+	for (uint32_t i = 0; i < n / 8; i++) {
 		uint64_t a = lo + 8 * (uint64_t)i;
 		uint64_t v = m->poison_xor ^ (a & TM_POISON_ADDR_MASK);
 		below[i] = m->big_endian ? __builtin_bswap64(v) : v;
@@ -174,7 +175,7 @@ static void tm_watch_event(tm *m, uint64_t addr, int enter, int sp_index) {
 	if (m->poison_n < TM_POISON_CACHE)
 		m->poison_n++;
 	m->poison_lo[c] = lo;
-	memcpy(m->poison_pat + (size_t)c * m->poison_below, below, m->poison_below);
+	memcpy(m->poison_pat + (size_t)c * m->poison_below, below, n);
 }
 
 static inline uint64_t tm_hash(uint64_t addr, uint32_t size) {
@@ -977,10 +978,11 @@ static void tm_irq_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	}
 	uint64_t sp = m->regs[m->sp_index];
 	uint64_t lo = (sp - m->irq_depth) & ~7ULL;
+	uint64_t hi = sp - m->poison_keep; // the kept bytes stay
 	uint64_t *below = (uint64_t *)tm_host(m, lo, sp - lo);
-	if (!below || !m->irq_depth)
+	if (!below || !m->irq_depth || hi <= lo)
 		return;
-	for (uint64_t i = 0; i < (sp - lo) / 8; i++) {
+	for (uint64_t i = 0; i < (hi - lo) / 8; i++) {
 		uint64_t a = lo + 8 * i;
 		uint64_t v = m->poison_xor ^ (a & TM_POISON_ADDR_MASK);
 		below[i] = m->big_endian ? __builtin_bswap64(v) : v;

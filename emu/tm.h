@@ -49,7 +49,7 @@ typedef struct tm_wevent {
 	uint32_t pad;
 	uint64_t pc;
 	uint64_t tag; // the guest word at tag_host at that moment, raw bytes
-	uint64_t below; // enter: the guest word just below sp before the poison, raw bytes
+	uint64_t below; // the guest word just below sp (enter: before the poison), raw bytes
 	uint64_t regs[TM_NREGS];
 	uint8_t above[TM_ABOVE];
 } tm_wevent;
@@ -146,6 +146,10 @@ typedef struct tm {
 	// on enter, the poison_below bytes below sp get the pattern
 	// poison_xor ^ (address & 0xffffffffffff) per word (big_endian: s390x)
 	uint32_t poison_below;
+	// poison_keep bytes right below sp are left alone, by the watch and by
+	// the interrupt model alike (WatchOptions.Keep): poison_below and
+	// irq_depth count from sp, the pattern starts poison_keep below it
+	uint32_t poison_keep;
 	uint64_t poison_xor;
 	int big_endian;
 	int sp_index;     // index of the stack pointer in regs
@@ -193,8 +197,8 @@ typedef struct tm {
 	// takes the next boundary, and a run too short for its target
 	// restarts the cycle at 0. The
 	// interrupt calls Go (goInterrupt) and then overwrites irq_depth bytes
-	// below sp with the poison pattern of tm_watch, as the interrupt's
-	// frame would.
+	// below sp (but the poison_keep bytes right below it) with the poison
+	// pattern of tm_watch, as the interrupt's frame would.
 	uint64_t irq_lo, irq_hi;
 	uc_hook h_irq;
 	uint32_t irq_k, irq_target, irq_depth;
@@ -265,7 +269,7 @@ tm *tm_new(int arch, int mode, uintptr_t handle, const int *reg_ids, int nregs, 
 void tm_free(tm *m);
 uc_err tm_map(tm *m, uint64_t addr, uint64_t size, uint32_t perms, void *mem);
 int tm_add_region(tm *m, uint64_t base, uint64_t size, void *host);
-int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint64_t poison_xor, int big_endian, uint64_t tag);
+int tm_watch(tm *m, uint64_t lo, uint64_t hi, uint64_t mid, uint32_t poison_below, uint32_t poison_keep, uint64_t poison_xor, int big_endian, uint64_t tag);
 uc_err tm_interrupts(tm *m, uint64_t lo, uint64_t hi, uint32_t depth);
 void tm_guard(tm *m, int on, int part, uint64_t sp_max);
 void tm_call_limit(tm *m, uint64_t limit);

@@ -186,3 +186,69 @@ func TestWatchSplit(t *testing.T) {
 		})
 	}
 }
+
+// WatchOptions.Keep leaves the bytes right below sp alone, at the enter
+// (its poison starts Keep below sp) and at an interrupt of the interrupt
+// model alike, while the words below them get the pattern. guest_add
+// writes nothing 24 bytes or more below its entry sp before it calls
+// host_add (its own frame is above that or, on s390x, 160 below).
+func TestWatchKeep(t *testing.T) {
+	const xor, keep, below = 0x5afe000000000000, 24, 64
+	const kept, moved = 0x1111222233334444, 0x5555666677778888
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			m := newTestMachine(t, a)
+			fn, end, ok := m.Image.FuncRange("guest_add")
+			if !ok {
+				t.Fatal("no guest_add")
+			}
+			var entrySP uint64
+			var got [2]uint64
+			if err := m.Bind("host_add", func(m *Machine) error {
+				if entrySP != 0 {
+					got = [2]uint64{m.ReadWord(entrySP - keep), m.ReadWord(entrySP - keep - 8)}
+				}
+				m.SetReturn(m.Arg(0) + m.Arg(1))
+				return nil
+			}, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Watch(fn, end, WatchOptions{PoisonBelow: below, Keep: keep, PoisonXor: xor}); err != nil {
+				t.Fatal(err)
+			}
+			call := func() {
+				t.Helper()
+				if err := m.Call(fn, sym(t, m, "done"), stackTop(a), []uint64{1, 2}, RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				m.DrainWatch(func(ev *WatchEvent) {
+					if ev.Enter {
+						entrySP = ev.Regs[a.SP]
+					}
+				})
+			}
+			call() // learns the entry sp
+			poison := xor ^ (entrySP-keep-8)&0xffffffffffff
+			m.WriteWord(entrySP-keep, kept)
+			m.WriteWord(entrySP-keep-8, kept)
+			call()
+			if got != [2]uint64{kept, poison} {
+				t.Errorf("enter: words at entry sp-%d, -%d are %#x, want kept %#x and the poison %#x", keep, keep+8, got, uint64(kept), poison)
+			}
+			// The interrupt at the first boundary: its callback writes
+			// both words, the interrupt's frame overwrites only the lower.
+			if err := m.Interrupts(fn, end, below, func(m *Machine, pc uint64) error {
+				sp := m.Regs()[a.SP]
+				m.WriteWord(sp-keep, moved)
+				m.WriteWord(sp-keep-8, moved)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			call()
+			if got != [2]uint64{moved, poison} {
+				t.Errorf("interrupt: words at entry sp-%d, -%d are %#x, want kept %#x and the poison %#x", keep, keep+8, got, uint64(moved), poison)
+			}
+		})
+	}
+}

@@ -80,6 +80,12 @@ type ArchOps struct {
 	EnableGraph func(a *regs.Arch, site, target uint64, old []byte) ([]byte, error)
 	// GraphOldLen is how many bytes of the old branch EnableGraph looks at.
 	GraphOldLen int
+	// DisableGraph, when set, encodes the graph call at site with no graph
+	// user (ftrace_disable_ftrace_graph_caller), where the call as built
+	// leaves the trampoline's code for a function of the exit's file
+	// (riscv64 "call ftrace_stub", ftrace_stub in mcount.S) that the
+	// harness would take for the trampoline's return.
+	DisableGraph func(a *regs.Arch, site uint64, old []byte) ([]byte, error)
 	// GraphAlsoSites are further graph calls patched like GraphSite where
 	// the image has them (riscv64 v5.11-v6.7: ftrace_graph_regs_call in
 	// ftrace_regs_caller).
@@ -153,6 +159,18 @@ type SiteForm struct {
 	// Define, when set, is the preprocessor name the workloads are built
 	// with for the form (its NOP area: riscv64 v5.11-v6.2 has 16 bytes).
 	Define string
+	// Keep is how many bytes right below the stack pointer the enabled
+	// site stores and its code after the trampoline reads back (riscv64
+	// v5.11-v6.2: the parent at sp - 8), which the kernel's interrupts
+	// leave alone: the harness's stack poison and interrupt model keep
+	// them (emu.WatchOptions.Keep).
+	Keep int
+	// LinkBelow: the site saves the link register in the word right below
+	// sp before its call and reloads it from there after the trampoline
+	// returns (riscv64 v5.11-v6.2 "sd ra, -8(sp)" ... "ld ra, -8(sp)"): the
+	// trampoline is entered with the return address into the site in the
+	// link register and the traced function's parent in that word.
+	LinkBelow bool
 }
 
 // Back is how far the ip the entry hands the callbacks is before the

@@ -52,6 +52,19 @@ var riscv64Ops = &ArchOps{
 		return riscvWords(w0, w1), err
 	},
 	GraphOldLen: 8,
+	// ftrace_disable_ftrace_graph_caller (v5.11-v6.7): the call at
+	// ftrace_graph_call (and ftrace_graph_regs_call) becomes two NOP4
+	// (__ftrace_modify_call(..., false) writes "enable ? call : nops",
+	// arch/riscv/kernel/ftrace.c v5.15, potatogeek/kernel-a34x-permissiver@
+	// a1cd818d9681, and v6.3 torvalds/linux@067d47c5e5f0): what a kernel
+	// whose graph tracer ran once and stopped runs; the booted "call
+	// ftrace_stub" returns at once as well.
+	DisableGraph: func(a *regs.Arch, site uint64, old []byte) ([]byte, error) {
+		if len(old) < 8 || !riscvIsCallRA(a.ByteOrder.Uint32(old), a.ByteOrder.Uint32(old[4:])) {
+			return nil, errors.New("is not an auipc ra + jalr ra pair")
+		}
+		return riscvWords(riscvNop4, riscvNop4), nil
+	},
 	// ftrace_enable_ftrace_graph_caller (v5.11-v6.7) rewrites
 	// ftrace_graph_regs_call in ftrace_regs_caller the same way
 	// (arch/riscv/kernel/ftrace.c v6.3, torvalds/linux@067d47c5e5f0).
@@ -65,10 +78,11 @@ var riscv64Ops = &ArchOps{
 	// NOP4: the booted auipc only writes t0, which carries nothing at
 	// entry), and the series' draft (AndybnACT/linux-riscv@0413b9a60dc3
 	// ftrace.c: jalr-only patching with rec->ip = the function,
-	// ftrace_rec_set_ops at rec->ip - 8), which behaves as the t0 form.
-	// The v5.11-v6.2 16-byte ra-based site is not modelled.
+	// ftrace_rec_set_ops at rec->ip - 8), which behaves as the t0 form;
+	// and v5.11-v6.2's 16-byte ra-based site (riscv64RASite).
 	UsualSite: "t0",
 	SiteForms: map[string]*SiteForm{
+		"ra":         riscv64RASite,
 		"jalr":       {NopSite: riscvWords(riscvNop4, riscvNop4), MakeCall: riscv64MakeCallT0, RecIP: 4, Return: 8},
 		"jalr-draft": {NopSite: riscvWords(riscvNop4, riscvNop4), MakeCall: riscv64MakeCallT0, RecIP: 0, Return: 8},
 	},
@@ -101,6 +115,44 @@ var riscv64Ops = &ArchOps{
 	// regs->s0, arch_rethook_trampoline_callback passes it back.
 	RethookFrame:    func(p *regs.Frame) (uint64, bool) { return p.Raw("s0") },
 	RethookCallback: riscv64RethookCallback,
+}
+
+// riscv64RASite is the call site of v5.11-v6.2 (afc76b8b8011 to
+// 6724a76cff85), arch/riscv/kernel/ftrace.c of v5.15
+// (potatogeek/kernel-a34x-permissiver@a1cd818d9681, blob 7f1e5203de88):
+// -fpatchable-function-entry=8 (=4 without C) leaves 16 bytes, which
+// ftrace_make_nop fills with four NOP4 and ftrace_make_call with
+// {INSN0, auipc ra, jalr ra, INSN3} (FUNC_ENTRY_SIZE 16), INSN0 =
+// 0xfe113c23 "sd ra, -8(sp)", INSN3 = 0xff813083 "ld ra, -8(sp)", the
+// offset taken from rec->ip + FUNC_ENTRY_JMP (4, the auipc). The
+// trampoline is entered with ra = the site + 12 (mcount-dyn.S
+// FENTRY_RA_OFFSET) and the parent in the word below sp, and returns
+// with "ret" to the "ld ra", which reloads the parent from that word:
+// Keep 8. The word survives an interrupt at the site or in the
+// trampoline: handle_exception builds its pt_regs at sp -
+// PT_SIZE_ON_STACK (288), whose last word, orig_a0 at sp - 8, only
+// handle_syscall writes (arch/riscv/kernel/entry.S v5.15, same commit,
+// blob 7e52ad5d61ad lines 35, 45, 192).
+var riscv64RASite = &SiteForm{
+	NopSite:   riscvWords(riscvNop4, riscvNop4, riscvNop4, riscvNop4),
+	MakeCall:  riscv64MakeCallRA,
+	RecIP:     0,
+	Return:    12,
+	Define:    "TRAMPEMU_RA_SITE",
+	Keep:      8,
+	LinkBelow: true,
+}
+
+// RV64 words of the ra-based site (arch/riscv/kernel/ftrace.c v5.11-v6.2).
+const (
+	riscvSdRA = 0xfe113c23 // INSN0: sd ra, -8(sp)
+	riscvLdRA = 0xff813083 // INSN3: ld ra, -8(sp)
+)
+
+// riscv64MakeCallRA is ftrace_make_call of v5.11-v6.2: the 16-byte site.
+func riscv64MakeCallRA(a *regs.Arch, site, target uint64) ([]byte, error) {
+	w1, w2, err := RISCV64Call(site+4, target, riscvRegRA)
+	return riscvWords(riscvSdRA, w1, w2, riscvLdRA), err
 }
 
 // riscv64MakeCallT0 is ftrace_make_call of v6.3+: make_call_t0 at the site.

@@ -10,7 +10,9 @@ import (
 // TestSiteForms: every arch's usual form returns past MCOUNT_INSN_SIZE
 // with rec->ip at the site; riscv64's v6.16 jalr-only form hands the
 // callbacks the jalr (t0 - 4) and enables the site as make_call_t0 does;
-// the ra-based v5.11-v6.2 site is not modelled.
+// the ra-based v5.11-v6.2 site is 16 bytes (four NOP4 disabled; sd ra,
+// auipc ra, jalr ra, ld ra enabled, the offset from the auipc), returns
+// to the "ld ra" (12) and keeps the parent word below sp.
 func TestSiteForms(t *testing.T) {
 	for _, o := range archOps {
 		f := o.Form("")
@@ -37,7 +39,43 @@ func TestSiteForms(t *testing.T) {
 			t.Errorf("%s: enabled site % x (%v), want make_call_t0's % x", c.name, got, err, want)
 		}
 	}
-	if o.HasForm("ra") {
-		t.Error("the ra-based site is modelled: give it a form test")
+	if !o.HasForm("ra") {
+		t.Fatal("the ra-based site is not modelled")
+	}
+	f := o.Form("ra")
+	if f.Back() != 12 || f.RecIP != 0 || f.Keep != 8 || !f.LinkBelow || f.Define == "" {
+		t.Errorf("ra: form %+v, want back 12, rec->ip the site, 8 bytes kept, the link below sp, a workload define", f)
+	}
+	if want := riscvWords(0x13, 0x13, 0x13, 0x13); !bytes.Equal(f.NopSite, want) {
+		t.Errorf("ra: disabled site % x, want four NOP4 % x", f.NopSite, want)
+	}
+	// 0xffffffff80001000 + 4 -> 0xffffffff80000000: -0x1004 = auipc -1 page, jalr -4
+	got, err := f.MakeCall(regs.RISCV64, 0xffffffff80001000, 0xffffffff80000000)
+	if want := riscvWords(0xfe113c23, 0xfffff097, 0xffc080e7, 0xff813083); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("ra: enabled site % x (%v), want % x", got, err, want)
+	}
+}
+
+// TestRISCV64DisableGraph: ftrace_disable_ftrace_graph_caller (v5.11-v6.7)
+// turns the "call ftrace_stub" at ftrace_graph_call into two NOP4, and
+// refuses anything that is not an ra-based call pair.
+func TestRISCV64DisableGraph(t *testing.T) {
+	o := MustOps(regs.RISCV64)
+	w0, w1, err := RISCV64Call(0xffffffff80000040, 0xffffffff80000400, riscvRegRA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.DisableGraph(regs.RISCV64, 0xffffffff80000040, riscvWords(w0, w1))
+	if want := riscvWords(riscvNop4, riscvNop4); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("disabled % x (%v), want % x", got, err, want)
+	}
+	t0a, t0b, _ := RISCV64Call(0xffffffff80000040, 0xffffffff80000400, riscvRegT0)
+	if _, err := o.DisableGraph(regs.RISCV64, 0xffffffff80000040, riscvWords(t0a, t0b)); err == nil {
+		t.Error("a t0 pair was disabled, want an error")
+	}
+	for _, a := range regs.Arches {
+		if a != regs.RISCV64 && MustOps(a).DisableGraph != nil {
+			t.Errorf("%s: DisableGraph set (its graph branch is no call into another file)", a.Name)
+		}
 	}
 }

@@ -51,7 +51,7 @@ type harnessArch struct {
 	// entryRet is the address an entry trampoline returns to in the traced
 	// function (ip + MCOUNT_INSN_SIZE), from the registers and the stack
 	// above sp at its entry.
-	entryRet func(a *regs.Arch, inv *Invocation) uint64
+	entryRet func(h *Harness, inv *Invocation) uint64
 	// linkSlot is the frame slot the entry trampoline reloads the link
 	// register from after the callbacks (s390x gprs[14], arm64 lr), ""
 	// when calls push the return address (x86-64).

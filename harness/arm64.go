@@ -48,7 +48,7 @@ func init() {
 		callRegs:     func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = arm64DriverRecord(h) },
 		driverRecord: arm64DriverRecord,
 		// mov x9, x30; bl ftrace_caller: x30 = the bl + 4.
-		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.Link] },
+		entryRet: func(h *Harness, inv *Invocation) uint64 { return inv.Before[h.Arch.Link] },
 		// The entry reloads x30 from ftrace_regs.lr (FREGS_LR) / pt_regs
 		// regs[30] (S_LR), where the graph entry puts return_to_handler.
 		linkSlot: "lr",

@@ -101,7 +101,7 @@ func (s Setup) Build() (*asm.Image, error) {
 func (s Setup) BuildWith(runtime ...asm.Source) (*asm.Image, error) {
 	a := s.Arch
 	if site := s.Entry.Site(); !ftrace.MustOps(a).HasForm(string(site)) {
-		return nil, fmt.Errorf("%s is reached from the %q call site of its era, which the tool does not model on %s (riscv64 v5.11-v6.2: \"sd ra,-8(sp); auipc ra; jalr ra; ld ra,-8(sp)\"): check a later era's file, or give --kernel v6.3 to judge the code as the t0-based site's", s.Entry.Name, site, a.Name)
+		return nil, fmt.Errorf("%s is reached from the %q call site of its era, which the tool does not model on %s: check a file of another era, or give --kernel to judge the code as another era's", s.Entry.Name, site, a.Name)
 	}
 	wl, err := fs.ReadFile(trampolines.Files, "workloads/"+a.Name+".S")
 	if err != nil {

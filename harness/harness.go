@@ -296,7 +296,10 @@ func (h *Harness) init() error {
 		// return_to_handler (an s390x error injection after the graph hook)
 		// ends its run there, and the exit trampoline's begins.
 		split := max(h.entryUnit.Start, h.exitUnit.Start)
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, PoisonXor: emu.PoisonXor, Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
+		// Keep: what the entry's call site stores below sp and reads back
+		// (ftrace.SiteForm.Keep), which the kernel's interrupts leave too.
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, Keep: h.Setup.Form().Keep, PoisonXor: emu.PoisonXor,
+			Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
 			return err
 		}
 		if h.Opts.Interrupts != "" {
@@ -416,8 +419,19 @@ func (h *Harness) Disable() error {
 // enableGraphPath turns on what starts graph tracing for the entry variant
 // once a graph user is registered: the ftrace_graph_func ops, or the patched
 // branch into ftrace_graph_caller (ftrace_enable_ftrace_graph_caller).
+//
+// Without a graph user, a graph call the arch disables by rewriting it
+// (ftrace.ArchOps.DisableGraph, riscv64) is written as the kernel's
+// ftrace_disable_ftrace_graph_caller leaves it.
 func (h *Harness) enableGraphPath() error {
 	if !h.K.GraphActive() {
+		if h.Setup.Entry.Graph == trampolines.GraphViaCaller && ftrace.MustOps(h.Arch).DisableGraph != nil {
+			ps, err := graphCallerDisables(h.Setup, h.Image)
+			if err != nil {
+				return err
+			}
+			return h.apply(ps)
+		}
 		return nil
 	}
 	switch h.Setup.Entry.Graph {

@@ -134,8 +134,20 @@ type Invocation struct {
 	Interrupt   Interrupt
 	// BelowEntry is the word just below the entry sp before the stack
 	// below it was poisoned (x86-64 return_to_handler: the slot the
-	// traced function's ret popped, still holding return_to_handler).
+	// traced function's ret popped, still holding return_to_handler;
+	// riscv64 v5.11-v6.2: the parent the call site saved).
 	BelowEntry uint64
+	// Back (entry) is how far the ip the entry hands the callbacks lies
+	// before EntryRet (ftrace.SiteForm.Back of the entry's site form).
+	Back uint64
+	// SiteLink (entry) says the call site saved the link register in the
+	// word right below sp and reloads it from there after the trampoline
+	// returns (ftrace.SiteForm.LinkBelow, riscv64 v5.11-v6.2): Before's
+	// link register is then that saved parent (the trampoline was
+	// entered with the return address into the site in it, EntryRet), and
+	// After's is the word below sp at the leave, what the site's reload
+	// gives the traced function.
+	SiteLink bool
 
 	Calls    []HostCall
 	Reads    []Read
@@ -321,6 +333,7 @@ func (h *Harness) newInvocation() *Invocation {
 	inv.IPMods, inv.StackWalks = inv.IPMods[:0], inv.StackWalks[:0]
 	inv.Interrupted, inv.Interrupt.PC, inv.Interrupt.SP, inv.Interrupt.Found = false, 0, 0, inv.Interrupt.Found[:0]
 	inv.Interrupt.Caller, inv.Interrupt.ORC, inv.BelowEntry = 0, nil, 0
+	inv.Back, inv.SiteLink = 0, false
 	inv.Accesses, inv.Overflow, inv.Probed, inv.WrongTransfer = inv.Accesses[:0], false, false, false
 	inv.GoWrites, inv.poisonLo, inv.poisonHi = inv.GoWrites[:0], 0, 0
 	inv.After = regs.RegFile{} // RunFacts: set by beginInvocation
@@ -379,11 +392,16 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 		inv.Role = trampolines.Entry
 	}
 	sp := inv.Before[a.SP]
-	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp
+	form := h.Setup.Form()
+	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp-uint64(form.Keep)
 	copyAbove(inv.AboveBefore, ev.Above)
 	if inv.Role == trampolines.Entry {
-		inv.EntryRet = h.hooks.entryRet(a, inv)
-		inv.WantPC = inv.EntryRet
+		inv.EntryRet = h.hooks.entryRet(h, inv)
+		inv.WantPC, inv.Back = inv.EntryRet, form.Back()
+		if form.LinkBelow && a.Link >= 0 {
+			// the parent, as the site's store left it below sp
+			inv.SiteLink, inv.Before[a.Link] = true, inv.BelowEntry
+		}
 		if h.directOps != 0 {
 			inv.WantPC, inv.Direct, inv.DirectOps = h.directOps, true, true
 		}
@@ -421,6 +439,10 @@ func (h *Harness) endInvocation(ev *emu.WatchEvent) {
 		return
 	}
 	inv.After, inv.Left, inv.LeavePC = *ev.Regs, true, ev.PC
+	if inv.SiteLink {
+		// the site's reload of the link register from below sp
+		inv.After[h.Arch.Link] = ev.Below
+	}
 	copyAbove(inv.AboveAfter, ev.Above)
 	if c := h.invCall; c != nil && c.marks != nil {
 		c.ends = h.K.Graph.Currs(c.ends[:0])

@@ -118,6 +118,27 @@ func graphCallerPatch(s Setup, im *asm.Image) (Patch, error) {
 	return Patch{site, code}, nil
 }
 
+// graphCallerDisables writes the graph calls the image has (GraphSite and
+// GraphAlsoSites) as ftrace_disable_ftrace_graph_caller leaves them
+// (ftrace.ArchOps.DisableGraph): riscv64 v5.11-v6.7, two NOP4 where
+// "call ftrace_stub" was built.
+func graphCallerDisables(s Setup, im *asm.Image) ([]Patch, error) {
+	ops := ftrace.MustOps(s.Arch)
+	var ps []Patch
+	for _, name := range append([]string{ops.GraphSite}, ops.GraphAlsoSites...) {
+		site, ok := im.Symbol(name)
+		if !ok {
+			continue
+		}
+		code, err := ops.DisableGraph(s.Arch, site, im.Bytes(site, ops.GraphOldLen))
+		if err != nil {
+			return nil, modelMismatch(s.Arch, s.Entry, fmt.Errorf("%s at %s %v", name, im.Describe(site), err))
+		}
+		ps = append(ps, Patch{site, code})
+	}
+	return ps, nil
+}
+
 // graphCallerPatches is graphCallerPatch with the arch's other graph
 // calls (ftrace.ArchOps.GraphAlsoSites) the image has, each patched the
 // same way: riscv64 v5.11-v6.7 ftrace_enable_ftrace_graph_caller rewrites

@@ -12,7 +12,9 @@ import (
 // below the interrupted sp (arch/riscv/kernel/entry.S); the C handlers'
 // frames follow below. The psABI has no red zone and the kernel keeps
 // nothing below sp: the interrupt model poisons below sp as on the other
-// arches (InterruptDepth covers 288).
+// arches (InterruptDepth covers 288), but for the word at sp - 8 the
+// v5.11-v6.2 call site keeps its parent in: that is the pt_regs' orig_a0,
+// which only handle_syscall writes (entry.S v5.15; ftrace.SiteForm.Keep).
 //
 // The unwinder follows frame records from s0 (arch/riscv/kernel/stacktrace.c
 // walk_stackframe, torvalds/linux@0604aa87b098, and
@@ -48,8 +50,15 @@ func init() {
 		},
 		callRegs:     func(h *Harness, in *regs.RegFile) { in[h.Arch.FP] = riscv64DriverRecord(h) },
 		driverRecord: riscv64DriverRecord,
-		// auipc t0; jalr t0: t0 = the site + 8, where "jr t0" goes.
-		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[a.MustReg("t0")] },
+		// auipc t0; jalr t0: t0 = the site + 8, where "jr t0" goes; the
+		// v5.11-v6.2 "auipc ra; jalr ra": ra = the site + 12, where
+		// "ret" goes (the "ld ra" of the site).
+		entryRet: func(h *Harness, inv *Invocation) uint64 {
+			if h.Setup.Form().LinkBelow {
+				return inv.Before[h.Arch.Link]
+			}
+			return inv.Before[h.Arch.MustReg("t0")]
+		},
 		// The entry reloads ra from fregs->ra (FREGS_RA), where
 		// ftrace_graph_func puts return_to_handler.
 		linkSlot: "ra",
@@ -73,9 +82,23 @@ func riscv64DriverRecord(h *Harness) uint64 { return h.driverSP + 32 }
 // patched ftrace_graph_call hands prepare_ftrace_return "addi a0, sp,
 // ABI_RA"; the pt_regs entries (ftrace_regs_caller of v6.3-v6.10, both
 // of v6.8-v6.10) at PT_RA of their PT_SIZE_ON_STACK frame.
+//
+// Reached from the v5.11-v6.2 ra-based site, the parent is the word the
+// site stored at the entry sp - 8 (Invocation.SiteLink puts it in
+// Before's ra), which ftrace_caller's block ends on ("addi a0, sp,
+// ABI_SIZE_ON_STACK" after lowering sp by 8 + 72) and which
+// ftrace_regs_caller copies to PT_RA of its pt_regs at the entry sp - 8 -
+// PT_SIZE_ON_STACK, handing prepare_ftrace_return "addi a0, sp, PT_RA"
+// (potatogeek/kernel-a34x-permissiver@a1cd818d9681 mcount-dyn.S, v5.15).
 func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 	a := h.Arch
 	sp := inv.Before[a.SP]
+	if inv.SiteLink {
+		if h.Setup.Entry.NoRegs() {
+			return inv.Before[a.Link], sp - 8
+		}
+		return inv.Before[a.Link], sp - 8 - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
+	}
 	switch e := h.Setup.Entry; {
 	case e.NoRegs():
 		const abiSize, abiRA = 80, 72

@@ -38,7 +38,7 @@ func init() {
 		chain:          s390Backchain,
 		retWalk:        s390RetWalk,
 		// brasl %r0: r0 = ip+6.
-		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return inv.Before[0] },
+		entryRet: func(h *Harness, inv *Invocation) uint64 { return inv.Before[0] },
 		linkSlot: "gprs[14]",
 		driverFrame: func(h *Harness) {
 			// The driver's frame ends the back chain.

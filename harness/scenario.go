@@ -126,15 +126,20 @@ func (s UserSet) NotApplicable(t Tramp) []string {
 	if t.Role != trampolines.Entry {
 		return nil
 	}
-	switch {
-	case s.Direct && !t.DirectCalls():
-		return []string{fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name)}
-	case s.DirectOps && !t.DirectCalls():
-		return []string{fmt.Sprintf("%s: the %s user set's direct call is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS): no user ran", t.Name, s.Name)}
-	case s.DirectOps && !t.callOpsArch():
-		return []string{fmt.Sprintf("%s: the %s user set's direct call is not applicable (its arch has no DYNAMIC_FTRACE_WITH_CALL_OPS literal): no user ran", t.Name, s.Name)}
+	var out []string
+	if s.Direct && !t.DirectCalls() {
+		out = append(out, fmt.Sprintf("%s: the %s user set's direct trampoline is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS); its other users ran", t.Name, s.Name))
 	}
-	return nil
+	switch {
+	case s.DirectOps && !t.DirectCalls():
+		out = append(out, fmt.Sprintf("%s: the %s user set's direct call is not applicable (its era has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS): no user ran", t.Name, s.Name))
+	case s.DirectOps && !t.callOpsArch():
+		out = append(out, fmt.Sprintf("%s: the %s user set's direct call is not applicable (its arch has no DYNAMIC_FTRACE_WITH_CALL_OPS literal): no user ran", t.Name, s.Name))
+	}
+	if s.LivePatch && t.NoLivePatch() {
+		out = append(out, fmt.Sprintf("%s: the %s user set's live patch is not applicable (its era's kernel has no HAVE_LIVEPATCH); its other users ran", t.Name, s.Name))
+	}
+	return out
 }
 
 // callOpsArch reports whether the trampoline's arch keeps a CALL_OPS
@@ -272,6 +277,10 @@ func (h *Harness) Install(s UserSet) error {
 			// ftrace_regs_caller (see trampolines.Variant.NoIPModify).
 			s.LivePatch, s.Override = false, false
 		}
+	}
+	if s.LivePatch && h.Setup.Entry.NoLivePatch() {
+		// The era's kernel has no live patching (HAVE_LIVEPATCH).
+		s.LivePatch = false
 	}
 	if s.LivePatch {
 		if err := h.installLivePatch(); err != nil {

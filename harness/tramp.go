@@ -155,6 +155,16 @@ func (t Tramp) NoIPModify() bool {
 	return m != nil && ((!m.Model.WithArgs && !m.Model.RegsAliased) || m.Model.PtRegs) && t.Symbol == "ftrace_caller"
 }
 
+// NoLivePatch reports whether the entry trampoline's era has no live
+// patching (HAVE_LIVEPATCH): a registry variant's flag
+// (trampolines.Variant.NoLivePatch), or its kernel model's.
+func (t Tramp) NoLivePatch() bool {
+	if t.Variant != nil {
+		return t.Variant.NoLivePatch
+	}
+	return t.Model != nil && t.Model.Model != nil && t.Model.Model.NoLivePatch
+}
+
 // Site is the call-site form the entry trampoline is reached from: a
 // registry variant's (trampolines.Variant.Site), a file's (kernel.Choice.Site,
 // found from the file); "" is the arch's usual form.

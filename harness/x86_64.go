@@ -49,7 +49,7 @@ func init() {
 		// callee_saved sums x..5x in rbx, r12-r15.
 		calleeSavedSum: 15,
 		// The fentry call's return address, ip+5, on the stack at entry.
-		entryRet: func(a *regs.Arch, inv *Invocation) uint64 { return a.Word(inv.AboveBefore) },
+		entryRet: func(h *Harness, inv *Invocation) uint64 { return h.Arch.Word(inv.AboveBefore) },
 	}
 }
 

@@ -41,6 +41,11 @@ type KnownBug struct {
 	Fix     string `json:"fix,omitempty"`
 	FixedIn string `json:"fixed_in,omitempty"`
 	Unfixed string `json:"unfixed_as_of,omitempty"`
+	// Variant, when set, is the registry variant (package trampolines)
+	// written with the defect: a file whose other role is that variant,
+	// as its model's registry partner (a lone mcount-dyn.S paired with the
+	// era's return_to_handler), shows the bug as known too (PartnerKnown).
+	Variant string `json:"variant,omitempty"`
 }
 
 // Citation says whether and where the bug was fixed: "fixed by C in vX",
@@ -73,6 +78,23 @@ func (c *Choice) Known(role trampolines.Role, symbol, kind, slot, register, summ
 	}
 	for i := range c.KnownBugs {
 		if b := &c.KnownBugs[i]; b.Matches(role, symbol, kind, slot, register, summary, workload) {
+			return b
+		}
+	}
+	return nil
+}
+
+// PartnerKnown returns the known bug of model m that a finding of the
+// registry variant partner (role, symbol) is, when partner is the model's
+// own registry partner for the role (Model.Partner) and the model lists
+// it as written with the bug (KnownBug.Variant), or nil: the partner
+// stands in for the file of the era the tool was not given.
+func PartnerKnown(m *Model, partner string, role trampolines.Role, symbol, kind, slot, register, summary, workload string) *KnownBug {
+	if m == nil || m.Partner[role] != partner {
+		return nil
+	}
+	for i := range m.KnownBugs {
+		if b := &m.KnownBugs[i]; b.Variant == partner && b.Matches(role, symbol, kind, slot, register, summary, workload) {
 			return b
 		}
 	}

@@ -62,6 +62,9 @@ type Model struct {
 	// NoFullRegs: the era predates arch_ftrace_get_regs and kprobes on
 	// ftrace, so no user asks the entry trampoline for a full pt_regs.
 	NoFullRegs bool
+	// NoLivePatch: the era's kernel cannot live patch (no HAVE_LIVEPATCH
+	// on the arch), so no live-patch user redirects its traced calls.
+	NoLivePatch bool
 	// PtRegs: the entry hands the callbacks a struct pt_regs as its
 	// ftrace_regs (arm64 DYNAMIC_FTRACE_WITH_REGS, v5.5-v6.1: without
 	// WITH_ARGS struct ftrace_regs wraps a pt_regs, include/linux/ftrace.h

@@ -43,17 +43,18 @@ var (
 
 // riscv64 registry variants each era's files pair with.
 const (
-	// the v5.11-v6.2 entries (the ra-based site) are not in the
-	// registry: a file of that era pairs its return_to_handler with the
-	// v6.3-v6.7 entry, whose code reaches the same return_to_handler.
-	riscvEntryE1   = "ftrace_caller-v6.7"
-	riscvEntryE2   = "ftrace_caller-v6.7"
-	riscvEntryE3   = "ftrace_caller-v6.10"
-	riscvEntryE4   = "ftrace_caller"
-	riscvEntryE5   = "ftrace_caller-v6.16"
-	riscvExitFP    = "rth-legacy"
-	riscvExitRet   = "rth-retval"
-	riscvExitFixed = "rth-fixed"
+	// the v5.11-v6.2 entries of the ra-based site (ftrace.SiteForm "ra")
+	riscvEntryE1 = "ftrace_caller-v6.2"
+	riscvEntryE2 = "ftrace_caller-v6.7"
+	riscvEntryE3 = "ftrace_caller-v6.10"
+	riscvEntryE4 = "ftrace_caller"
+	riscvEntryE5 = "ftrace_caller-v6.16"
+	riscvExitFP  = "rth-legacy"
+	// the v5.x return_to_handler that loses a1 (kernel/riscv64_bugs.go
+	// riscvRthA1Lost)
+	riscvExitFPNoA1 = "rth-legacy-no-a1"
+	riscvExitRet    = "rth-retval"
+	riscvExitFixed  = "rth-fixed"
 )
 
 // riscvModels are the eras of arch/riscv/kernel/mcount-dyn.S (the entries)
@@ -69,11 +70,16 @@ var riscvModels = []*Model{
 	// afc76b8b8011 (v5.11) to 6724a76cff85 (v6.3): the 16-byte ra-based
 	// site, ftrace_caller's 72+8-byte block (regs: the block, read by no
 	// user: ops without SAVE_REGS), ftrace_regs_caller's pt_regs
-	// (potatogeek/kernel-a34x-permissiver@080ecb64293f, v5.15).
-	{Name: "v5.11-v6.2", Arch: "riscv64", From: Version{5, 11}, To: Version{6, 2}, PtRegs: true,
+	// (potatogeek/kernel-a34x-permissiver@a1cd818d9681, v5.15.41, blob
+	// d171eca623b6). No live patching: the v5.15 arch/riscv/Kconfig
+	// (blob 20bc4b8c13b9) selects no HAVE_LIVEPATCH and sources no
+	// kernel/livepatch/Kconfig. The exit partner is the v5.x
+	// return_to_handler (mcount.S of the same commit, blob 6d462681c9c0:
+	// "mv a1, a0; jalr a1").
+	{Name: "v5.11-v6.2", Arch: "riscv64", From: Version{5, 11}, To: Version{6, 2}, PtRegs: true, NoLivePatch: true,
 		Sites: []trampolines.CallSite{trampolines.SiteRA},
 		Graph: trampolines.GraphViaCaller, Prepare: ftrace.PrepareParentIPFP, ExitABI: trampolines.ExitLegacy,
-		Partner: riscvPartner(riscvEntryE1, riscvExitFP),
+		Partner: riscvPartner(riscvEntryE1, riscvExitFPNoA1),
 		Config:  merge(riscvBase, riscvRegs),
 		Doc:     "ra-based 16-byte call site (sd ra; auipc ra; jalr ra; ld ra); ftrace_graph_call patched to prepare_ftrace_return(&parent, ip, s0); return_to_handler passes s0"},
 	// 6724a76cff85 (v6.3): the t0-based site (fusaty/freax@d02cfbb5ae56;

@@ -20,7 +20,7 @@ var (
 	// 7caa9765465f (v6.11, "ftrace: riscv: move from REGS to ARGS"),
 	// whose WITH_ARGS entry stores the entry sp; 6.1.y and 6.6.y keep it.
 	riscvRegsLoweredSP = KnownBug{Role: trampolines.Entry, Symbol: "ftrace_regs_caller", Kind: "wrong-value", Slot: "sp",
-		Cause:     "arch/riscv/kernel/mcount-dyn.S SAVE_ALL stores x2 into PT_SP after \"addi sp, sp, -PT_SIZE_ON_STACK\": regs->sp is the trampoline's lowered sp (entry sp - 288)",
+		Cause:     "arch/riscv/kernel/mcount-dyn.S SAVE_ALL stores x2 into PT_SP after \"addi sp, sp, -PT_SIZE_ON_STACK\": regs->sp is the trampoline's lowered sp (entry sp - 288; - 296 in v5.11-v6.2)",
 		Construct: `(REG_S|sd)\s+(x2|sp)\s*,\s*PT_SP\(sp\)`,
 		Fix:       "7caa9765465f", FixedIn: "v6.11"}
 	// return_to_handler's SAVE_RET_ABI_STATE (arch/riscv/kernel/mcount.S)
@@ -34,10 +34,53 @@ var (
 	// 2023 is against v6.3-rc), and delta-one/linux@ffe1311c638b's merge
 	// conflict shows both sides; the commit between v6.1 and that was not
 	// found in the mail archives read (it went to no 6.1.y).
+	// Also in potatogeek/kernel-a34x-permissiver@a1cd818d9681 (v5.15.41)
+	// mcount.S, blob 6d462681c9c0, lines 27-33, 74-76; the registry's
+	// rth-legacy-no-a1 is written with it (the v5.11-v6.2 model's exit
+	// partner).
 	riscvRthA1Lost = KnownBug{Role: trampolines.Exit, Symbol: "return_to_handler", Kind: "clobber", Register: "a1",
 		Cause:     "arch/riscv/kernel/mcount.S SAVE_RET_ABI_STATE saves a0 but not a1, and return_to_handler returns through a1 (\"mv a1, a0; jalr a1\")",
 		Construct: `jalr\s+a1\b`,
-		FixedIn:   "v6.3 at the latest"}
+		FixedIn:   "v6.3 at the latest", Variant: "rth-legacy-no-a1"}
+	// The v5.11-v6.2 mcount-dyn.S of the ra-based call site, read in
+	// potatogeek/kernel-a34x-permissiver@a1cd818d9681 (v5.15.41), blob
+	// d171eca623b6: SAVE_ABI (lines 28-30) and SAVE_ALL (lines 59-61)
+	// lower sp by SZREG onto the parent word the site stored at sp - 8,
+	// then by ABI_SIZE_ON_STACK (72) or PT_SIZE_ON_STACK (288). Between
+	// the two, sp is 8 bytes off the 16 the psABI keeps it aligned to
+	// (riscv-elf-psabi-doc riscv-cc.adoc), and in ftrace_regs_caller it
+	// stays so: 296 bytes, at ftrace_regs_call and ftrace_graph_regs_call
+	// too (ftrace_caller's 80 are aligned again). An interrupt there runs
+	// handle_exception and its C handler on the misaligned stack
+	// (arch/riscv/kernel/entry.S v5.15, blob 7e52ad5d61ad, lowers sp by
+	// PT_SIZE_ON_STACK without aligning it). The t0-based site of
+	// 6724a76cff85 (v6.3) needs no parent word: SAVE_ABI lowers sp by 80,
+	// ftrace_regs_caller by PT_SIZE_ON_STACK.
+	riscvE1CallerMisaligned = KnownBug{Role: trampolines.Entry, Symbol: "ftrace_caller", Kind: "stack", Register: "sp",
+		Summary:   "sp not 16-byte aligned",
+		Cause:     "arch/riscv/kernel/mcount-dyn.S SAVE_ABI lowers sp by SZREG (onto the parent word), then by ABI_SIZE_ON_STACK (72): in between sp is 8 bytes off 16-byte alignment",
+		Construct: `addi\s+sp\s*,\s*sp\s*,\s*-SZREG\s+addi\s+sp\s*,\s*sp\s*,\s*-\w+`,
+		Fix:       "6724a76cff85", FixedIn: "v6.3"}
+	riscvE1RegsMisaligned = KnownBug{Role: trampolines.Entry, Symbol: "ftrace_regs_caller", Kind: "stack", Register: "sp",
+		Summary:   "sp not 16-byte aligned",
+		Cause:     "arch/riscv/kernel/mcount-dyn.S SAVE_ALL lowers sp by SZREG + PT_SIZE_ON_STACK (296): sp is 8 bytes off 16-byte alignment inside ftrace_regs_caller and at its calls into C",
+		Construct: `addi\s+sp\s*,\s*sp\s*,\s*-SZREG\s+addi\s+sp\s*,\s*sp\s*,\s*-PT_SIZE_ON_STACK\b`,
+		Fix:       "6724a76cff85", FixedIn: "v6.3"}
+	// Same file, SAVE_ALL lines 63-68 and RESTORE_ALL lines 103-107: to
+	// reach the parent word SAVE_ALL stores x1 (func + 12) into PT_EPC,
+	// raises sp by PT_SIZE_ON_STACK, loads the word at sp, lowers sp and
+	// loads x1 back from PT_EPC; RESTORE_ALL raises sp the same way to
+	// store PT_RA into the word, then reloads every register from the
+	// pt_regs. In between, PT_EPC (and in RESTORE_ALL the whole pt_regs)
+	// lies below sp, exactly where an interrupt's pt_regs lands
+	// (handle_exception: sp - PT_SIZE_ON_STACK, entry.S v5.15), whose epc
+	// is the interrupted pc: the trampoline then returns into itself.
+	// Gone with the parent word in 6724a76cff85 (v6.3).
+	riscvE1RegsBelowSP = KnownBug{Role: trampolines.Entry, Symbol: "ftrace_regs_caller", Kind: "stack",
+		Summary:   "the entry trampoline depends on memory below sp",
+		Cause:     "arch/riscv/kernel/mcount-dyn.S SAVE_ALL raises sp by PT_SIZE_ON_STACK to load the parent word after storing PT_EPC (RESTORE_ALL likewise to store it): PT_EPC, or the whole pt_regs, lies below sp, where an interrupt's pt_regs lands",
+		Construct: `addi\s+sp\s*,\s*sp\s*,\s*PT_SIZE_ON_STACK\s+REG_L\s+(x1|ra)\s*,\s*0?\(sp\)`,
+		Fix:       "6724a76cff85", FixedIn: "v6.3"}
 	// The return_to_handler of 67a5ba8f742f (v6.15, 6.14.y, 6.12.117):
 	// SAVE_RET_ABI_STATE sets "addi s0, sp, FREGS_SIZE_ON_STACK", and the
 	// frame record the unwinder reads at s0 - 16 / s0 - 8 (walk_stackframe,
@@ -62,5 +105,7 @@ func init() {
 	// the a1 fix's release is not known: every era before
 	// fgraph_ret_regs, for a file that still returns through a1
 	attach(riscvModels, Version{5, 11}, Version{6, 4}, riscvRthA1Lost)
+	// the ra-based call site's parent word
+	attach(riscvModels, Version{5, 11}, Version{6, 2}, riscvE1CallerMisaligned, riscvE1RegsMisaligned, riscvE1RegsBelowSP)
 	attach(riscvModels, Version{6, 14}, Version{}, riscvRthNoRecord)
 }

@@ -30,7 +30,10 @@ type kernelFile struct {
 // knownBugs are, per "file:symbol" of kernelFiles, which of its errs are
 // the model's known kernel bugs (kernel.KnownBug): shown, not failed.
 var knownBugs = map[string][]check.Kind{"s390x_v6.5.S:ftrace_regs_caller": {check.Control},
-	"s390x_mixed_old_graph.S:ftrace_regs_caller": {check.Control}}
+	"s390x_mixed_old_graph.S:ftrace_regs_caller": {check.Control},
+	// the ra-based call site's parent word (kernel/riscv64_bugs.go)
+	"riscv64_v6.2.S:ftrace_caller":      {check.Stack},
+	"riscv64_v6.2.S:ftrace_regs_caller": {check.Stack, check.WrongValue}}
 
 var ok = []check.Kind(nil)
 
@@ -65,6 +68,12 @@ var kernelFiles = []kernelFile{
 	{regs.ARM64, "arm64_v6.2.S", "v6.2", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.13.S", "v6.5-v6.13", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
 	{regs.ARM64, "arm64_v6.14.S", "v6.14+", map[string][]check.Kind{"ftrace_caller": ok, "return_to_handler": ok}},
+	// riscv64 v5.11-v6.2, the 16-byte ra-based call site: both entries'
+	// sp 8 bytes off 16-byte alignment while they stand on the parent word,
+	// ftrace_regs_caller's PT_EPC below sp and its lowered regs->sp, all
+	// known kernel bugs of the model; no live patch in the era.
+	{regs.RISCV64, "riscv64_v6.2.S", "v5.11-v6.2", map[string][]check.Kind{"ftrace_caller": {check.Stack},
+		"ftrace_regs_caller": {check.Stack, check.WrongValue}, "return_to_handler": ok}},
 	// Mixed eras, as stable trees backport them (Debian's 6.12.117 s390x
 	// mcount.S is s390x_mixed_old_graph.S's shape): the model is composed
 	// of the file's properties and every trampoline passes.

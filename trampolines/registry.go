@@ -136,6 +136,10 @@ type Variant struct {
 	// v5.10 ftrace_get_addr_new returns FTRACE_REGS_ADDR for a record with
 	// FTRACE_FL_REGS), so scenarios leave the ip-modifying users out for it.
 	NoIPModify bool
+	// NoLivePatch marks an entry variant of an era whose kernel cannot
+	// live patch (riscv64 before HAVE_LIVEPATCH: see the v5.11-v6.2
+	// entries): scenarios leave the live-patch user out for it.
+	NoLivePatch bool
 	// NoRegs marks an entry variant that hands the callbacks a block that
 	// is no struct ftrace_regs and no pt_regs, read by none of the ops
 	// that come there (riscv64 v6.3-v6.7 ftrace_caller's ABI block):
@@ -510,17 +514,30 @@ func withDefine(defs map[string]string, name string) map[string]string {
 	return out
 }
 
-// riscvEraVariants are the riscv64 entries of v6.3-v6.10, the frame
+// riscvEraVariants are the riscv64 entries of v5.11-v6.10, the frame
 // pointer return_to_handler and arch_rethook_trampoline (trampolines/
 // riscv64, written from the kernel's steps; shared/reference/riscv64.md).
-// (The v5.11-v6.2 entries of the 16-byte ra-based call site are not
-// here: ftrace.ArchOps does not model that site.) The v6.3-v6.7
-// ftrace_caller keeps an ABI block, no pt_regs: only ops
+// The v5.11-v6.7 ftrace_caller keeps an ABI block, no pt_regs: only ops
 // without SAVE_REGS (no registers, no ip change) come there
 // (kernel/trace/ftrace.c ftrace_get_addr_new: FTRACE_FL_REGS selects
 // FTRACE_REGS_ADDR), hence NoFullRegs and NoIPModify; so for the
 // v6.8-v6.10 ftrace_caller's partial pt_regs (arm64 v6.1's rule).
 var riscvEraVariants = []Variant{
+	// v5.11-v6.2: the 16-byte ra-based site (ftrace.SiteForm "ra"). No
+	// live patching: arch/riscv/Kconfig of v5.15 (potatogeek/
+	// kernel-a34x-permissiver@a1cd818d9681, blob 20bc4b8c13b9) selects no
+	// HAVE_LIVEPATCH and sources no kernel/livepatch/Kconfig, whose
+	// LIVEPATCH depends on HAVE_LIVEPATCH (NoLivePatch).
+	{Name: "ftrace_caller-v6.2", Arch: "riscv64", Role: Entry, Model: "v5.11-v6.2 (ra-based 16-byte site, ABI block, ftrace_graph_call)",
+		File: "riscv64/ftrace_regs_v6.2.S", Symbol: "ftrace_caller", Defines: riscvRegsDefs, Kernel: true, Site: SiteRA,
+		Bug:  "sp is 8 bytes off 16-byte alignment between its two sp adjustments (8 onto the parent word, then 72): an interrupt there runs on a misaligned stack (the 8-byte t0 site of 6724a76cff85, v6.3, lowers sp by 80 at once)",
+		Pair: "rth-legacy-no-a1", Graph: GraphViaCaller, PtRegs: true, NoRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true,
+		NoLivePatch: true},
+	{Name: "ftrace_regs_caller-v6.2", Arch: "riscv64", Role: Entry, Model: "v5.11-v6.2 (ra-based 16-byte site, full pt_regs, ftrace_graph_regs_call)",
+		File: "riscv64/ftrace_regs_v6.2.S", Symbol: "ftrace_regs_caller", Defines: riscvRegsDefs, Claims: riscvPtAllSlots, Kernel: true, Site: SiteRA,
+		Bug: "regs->sp is the trampoline's lowered sp (entry sp - 296, the entry sp is stored from v6.11, 7caa9765465f); sp is 8 bytes off 16-byte alignment at the calls into C; " +
+			"PT_EPC and then the whole pt_regs lie below sp while sp is raised to reach the parent word, so an interrupt there overwrites them (the 8-byte t0 site of 6724a76cff85, v6.3, has neither)",
+		Pair: "rth-legacy-no-a1", Graph: GraphViaCaller, PtRegs: true, NoDirectCalls: true, NoLivePatch: true},
 	{Name: "ftrace_caller-v6.7", Arch: "riscv64", Role: Entry, Model: "v6.3-v6.7 (t0-based site, ABI block, ftrace_graph_call)",
 		File: "riscv64/ftrace_regs_v6.7.S", Symbol: "ftrace_caller", Defines: riscvRegsDefs, Kernel: true, Site: SiteT0,
 		Pair: "rth-legacy", Graph: GraphViaCaller, PtRegs: true, NoRegs: true, NoFullRegs: true, NoIPModify: true, NoDirectCalls: true},
@@ -558,7 +575,7 @@ var riscvEraVariants = []Variant{
 		Symbol: "return_to_handler", Defines: riscvFPDefs, Kernel: true, Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
 	{Name: "rth-legacy-no-a1", Arch: "riscv64", Role: Exit, Model: "v5.x (a1 neither kept nor restored, the jump through a1)", File: "riscv64/rth_legacy.S",
 		Symbol: "return_to_handler", Defines: riscvNoA1, Kernel: true, Bug: "a1, the upper half of a 128-bit result, is lost",
-		Pair: "ftrace_caller-v6.7", ExitABI: ExitLegacy},
+		Pair: "ftrace_caller-v6.2", ExitABI: ExitLegacy},
 	// ---- riscv64 arch_rethook_trampoline (fprobe on rethook, v6.2-v6.10) ----
 	{Name: "rethook", Arch: "riscv64", Role: Rethook, Model: "v6.2-v6.10 (arch/riscv/kernel/probes/rethook_trampoline.S)",
 		File: "riscv64/rethook.S", Symbol: "arch_rethook_trampoline", Claims: riscvRethookSlots, Kernel: true,

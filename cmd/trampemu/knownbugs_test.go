@@ -48,6 +48,7 @@ func TestKnownBugsCLI(t *testing.T) {
 	rv := broken + "riscv64/"
 	feiFix, recUnfixed := "fixed by 7495e179b478 in v6.14", "unfixed as of linux-riscv/linux@826da2eea23b"
 	a1Fix, spFix := "fixed by v6.3 at the latest, commit not identified", "fixed by 7caa9765465f in v6.11"
+	e1Fix := "fixed by 6724a76cff85 in v6.3"
 	cases := []struct {
 		name, arch, file string
 		args             []string
@@ -62,6 +63,11 @@ func TestKnownBugsCLI(t *testing.T) {
 			[2]string{"lmg\t%r2,%r15,(STACK_FREGS_PTREGS_GPRS+2*8)(%r15)", "lmg\t%r3,%r15,(STACK_FREGS_PTREGS_GPRS+3*8)(%r15)"}),
 			[]string{"--role", "ftrace_regs_caller", "--workload", "fei_target"}, 1, feiFix, check.Clobber},
 		{"riscv64 no record", "riscv64", rv + "riscv64_rth_fregs_fix.S", []string{"--workload", "add"}, 0, recUnfixed, ""},
+		// v5.11-v6.2: ftrace_caller's sp off alignment on the parent word
+		{"riscv64 v5.11-v6.2 sp", "riscv64", kdata + "riscv64_v6.2.S", []string{"--role", "ftrace_caller", "--workload", "add"}, 0, e1Fix, ""},
+		{"riscv64 v5.11-v6.2 sp and op", "riscv64", edited(t, dir, "v6.2_op.S", kdata+"riscv64_v6.2.S",
+			[2]string{"REG_L\ta2, 0(a1)\t\t\t/* op */", "REG_L\ta2, 8(a1)\t\t\t/* op */"}),
+			[]string{"--role", "ftrace_caller", "--workload", "add"}, 1, e1Fix, check.WrongValue},
 		{"riscv64 no record and a1", "riscv64", edited(t, dir, "rth_fregs_fix_a1.S", rv+"riscv64_rth_fregs_fix.S", [2]string{"\tREG_L\ta1, FREGS_A1(sp)\n", ""}),
 			[]string{"--workload", "add"}, 1, recUnfixed, check.Clobber},
 		{"riscv64 v6.5-v6.13 no record", "riscv64", edited(t, dir, "rth_ok_no_ra.S", broken+"riscv64_rth_ok.S", [2]string{"\tREG_S\tra, 3*SZREG(sp)\n", ""}),

@@ -21,9 +21,22 @@
 	nop
 .endm
 
+/*
+ * TRAMPEMU_RA_SITE: v5.11-v6.2 built with -fpatchable-function-entry=8
+ * (=4 without C, afc76b8b8011): 16 bytes, which ftrace_make_call turns into
+ * "sd ra, -8(sp); auipc ra, hi; jalr ra, lo(ra); ld ra, -8(sp)"
+ * (arch/riscv/kernel/ftrace.c v5.15, ftrace.SiteForm "ra").
+ */
 .macro FENTRY
+#ifdef TRAMPEMU_RA_SITE
+999:	nop				/* sd ra, -8(sp) when traced */
+	nop				/* auipc ra, hi */
+	nop				/* jalr ra, lo(ra) */
+	nop				/* ld ra, -8(sp) */
+#else
 999:	nop				/* auipc t0, hi when traced */
 	nop				/* jalr t0, lo(t0) */
+#endif
 	.pushsection __mcount_loc, "a"
 	.dword	999b
 	.popsection
