@@ -73,6 +73,7 @@ type Machine struct {
 	id        uintptr // the C side's name for the machine (registry.go)
 	regions   []region
 	last      int // index of the region last used by a memory access
+	prev      int // the one used before it (span)
 	hosts     map[uint64]*hostFunc
 	dis       asm.Disassembler
 	watchFull func() // drains the watch log when it fills

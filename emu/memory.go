@@ -21,16 +21,23 @@ func (e *MemError) Error() string {
 
 // span returns the host bytes backing [addr, addr+n), or nil.
 func (m *Machine) span(addr uint64, n int) []byte {
-	if m.last < len(m.regions) {
-		r := &m.regions[m.last]
-		if off := addr - r.Base; addr >= r.Base && off+uint64(n) <= r.Size && off+uint64(n) >= off {
-			return r.mem[off : off+uint64(n)]
+	// the two regions used last first: a checked call goes back and forth
+	// between the stack and the data (the shadow stack, ops, records)
+	for _, i := range [2]int{m.last, m.prev} {
+		if i < len(m.regions) {
+			r := &m.regions[i]
+			if off := addr - r.Base; addr >= r.Base && off+uint64(n) <= r.Size && off+uint64(n) >= off {
+				if i != m.last {
+					m.last, m.prev = i, m.last
+				}
+				return r.mem[off : off+uint64(n)]
+			}
 		}
 	}
 	for i := range m.regions {
 		r := &m.regions[i]
 		if off := addr - r.Base; addr >= r.Base && off+uint64(n) <= r.Size && off+uint64(n) >= off {
-			m.last = i
+			m.last, m.prev = i, m.last
 			return r.mem[off : off+uint64(n)]
 		}
 	}

@@ -126,11 +126,13 @@ type Harness struct {
 	invCall       *Call         // the call the current invocation belongs to
 	orcTable      *unwind.Table // the image's ORC table (x86-64), parsed at the first walk
 	orcErr        error
-	unwind        unwinder     // the arch's unwinder rule (interrupts on)
-	hooks         *harnessArch // the arch's hooks (arch.go)
-	hostRegs      []int        // the registers a host call records (hostRegsOf)
-	hostRegSet    emu.RegSet   // hostRegs as a set
-	entryPg       bool         // Setup.Entry.Pg(), asked at every entry run
+	unwind        unwinder        // the arch's unwinder rule (interrupts on)
+	hooks         *harnessArch    // the arch's hooks (arch.go)
+	hostRegs      []int           // the registers a host call records (hostRegsOf)
+	hostRegSet    emu.RegSet      // hostRegs as a set
+	entryPg       bool            // Setup.Entry.Pg(), asked at every entry run
+	entryNoRegs   bool            // Setup.Entry.NoRegs(), asked at every ops call
+	form          ftrace.SiteForm // Setup.Form(), asked at every entry run
 
 	// scratchLo, scratchHi bound a C-side buffer poisoned before each use
 	// (the BPF user's ftrace_partial_regs copy, bpf.go): a read of a word
@@ -154,7 +156,7 @@ func New(s Setup, o Options) (*Harness, error) {
 		m.Close()
 		return nil, err
 	}
-	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}, hooks: hooks, entryPg: s.Entry.Pg()}
+	h := &Harness{Setup: s, Arch: s.Arch, Image: im, M: m, Opts: o, siteByAddr: map[uint64]int{}, hooks: hooks, entryPg: s.Entry.Pg(), entryNoRegs: s.Entry.NoRegs(), form: s.Form()}
 	h.mem, h.obs = recMem{h}, observer{h}
 	if err := h.init(); err != nil {
 		m.Close()
@@ -472,10 +474,10 @@ func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 		op, fregs = h.K.FunctionTraceOp, 0
 	}
 	h.Dispatches++
-	if h.Setup.Entry.NoRegs() {
+	if h.entryNoRegs {
 		fregs = 0 // the entry's ABI block: no registers for the ops (Tramp.NoRegs)
 	}
-	h.noteHostCall(HostOpsListFunc, fregs, h.Setup.Entry.FrameLayout(h.Arch))
+	h.noteHostCall(HostOpsListFunc, fregs, h.K.EntryFrame)
 	if inv := h.inv; inv != nil {
 		inv.Func = ip
 	}
@@ -491,7 +493,7 @@ func (h *Harness) hostOpsListFunc(m *emu.Machine) error {
 // an arch with a link register the one the traced function will get back
 // (s390x gprs[14], arm64 lr).
 func (h *Harness) noteRedirect(inv *Invocation, fregs uint64) {
-	layout := h.Setup.Entry.FrameLayout(h.Arch)
+	layout := h.K.EntryFrame
 	f := &regs.Frame{Arch: h.Arch, Layout: layout, Base: fregs, Mem: h.M}
 	acc := layout.Accessors
 	for _, w := range inv.CWrites {
@@ -560,7 +562,7 @@ func (h *Harness) hostReturnToHandler(m *emu.Machine) error {
 	case trampolines.ExitRetRegs:
 		abi, layout = ftrace.ExitRetRegs, h.Arch.RetRegs
 	default:
-		layout = h.Setup.Exit.FrameLayout(h.Arch)
+		layout = h.K.ExitFrame
 	}
 	frame := arg
 	if layout == nil {

@@ -392,7 +392,7 @@ func (h *Harness) beginInvocation(ev *emu.WatchEvent) {
 		inv.Role = trampolines.Entry
 	}
 	sp := inv.Before[a.SP]
-	form := h.Setup.Form()
+	form := &h.form
 	inv.poisonLo, inv.poisonHi = sp-PoisonDepth, sp-uint64(form.Keep)
 	copyAbove(inv.AboveBefore, ev.Above)
 	if inv.Role == trampolines.Entry {

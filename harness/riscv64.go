@@ -32,6 +32,9 @@ import (
 //
 // The driver's s0 points just above a record {0, 0} 16 bytes above its
 // stack arguments, which ends every chain (a zero ra is no kernel text).
+// riscvT0 is t0's index: the t0-based site's return address.
+var riscvT0 = regs.RISCV64.MustReg("t0")
+
 func init() {
 	harnessArches[regs.RISCV64.Name] = &harnessArch{
 		unwind: unwinder{found: riscv64Found, caller: riscv64Caller},
@@ -54,10 +57,10 @@ func init() {
 		// v5.11-v6.2 "auipc ra; jalr ra": ra = the site + 12, where
 		// "ret" goes (the "ld ra" of the site).
 		entryRet: func(h *Harness, inv *Invocation) uint64 {
-			if h.Setup.Form().LinkBelow {
+			if h.form.LinkBelow {
 				return inv.Before[h.Arch.Link]
 			}
-			return inv.Before[h.Arch.MustReg("t0")]
+			return inv.Before[riscvT0]
 		},
 		// The entry reloads ra from fregs->ra (FREGS_RA), where
 		// ftrace_graph_func puts return_to_handler.
@@ -94,7 +97,7 @@ func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 	a := h.Arch
 	sp := inv.Before[a.SP]
 	if inv.SiteLink {
-		if h.Setup.Entry.NoRegs() {
+		if h.entryNoRegs {
 			return inv.Before[a.Link], sp - 8
 		}
 		return inv.Before[a.Link], sp - 8 - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
