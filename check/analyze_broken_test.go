@@ -302,6 +302,27 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				t.Errorf("stack %d, want 0 for a call 1 MiB below", r.Metrics.StackBytes)
 			}
 		})
+		run("a call into C at the entry sp", func(t *testing.T) {
+			// No frame of its own: the stack used is what the call itself
+			// pushed (x86-64: its return address, as a probed run's access
+			// log counts the push; no other arch's call writes the stack).
+			inv, b, s := entry(t)
+			pushed := uint64(0)
+			if a.Link < 0 {
+				pushed = 8
+			}
+			inv.Calls[0].Regs[a.SP] = inv.Before[a.SP] - pushed
+			r := analyzeHand(t, s, b)
+			expectFindings(t, r)
+			if r.Metrics.StackBytes != int(pushed) {
+				t.Errorf("stack %d, want %d", r.Metrics.StackBytes, pushed)
+			}
+			// A call above the entry sp is no depth either.
+			inv.Calls[0].Regs[a.SP] = inv.Before[a.SP] + 64 - pushed
+			if r := analyzeHand(t, s, b); r.Metrics.StackBytes != 0 {
+				t.Errorf("stack %d, want 0 for a call above the entry sp", r.Metrics.StackBytes)
+			}
+		})
 		run("caller's stack changed, the kernel's writes apart", func(t *testing.T) {
 			inv, b, s := entry(t)
 			sp := inv.Before[a.SP]
