@@ -722,16 +722,32 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				s.Setup.Entry = s.Tramp
 				prep := inv.Calls[0]
 				prep.Name = harness.HostPrepareFtraceRet
+				// The ops call hands its callbacks the frame (arm64 v5.5-
+				// v5.19: pt_regs, whose lr slot's address is
+				// prepare_ftrace_return's parent).
+				_, hasLR := a.Frame.Slot("lr")
+				if l := a.PtRegs; l != nil && hasLR {
+					inv.Calls[0].Layout, inv.Calls[0].Base = l, inv.Calls[0].Regs[a.SP]+16
+				}
 				ws := conv.graphEntryArgs(inv, s.Setup.Entry.PrepareABI(a))
+				names := map[string]bool{}
 				for _, w := range ws {
 					prep.Regs[a.Args[w.Index]] = w.Want
+					names[w.Name] = true
 				}
-				w := ws[0]
-				prep.Regs[a.Args[w.Index]] = w.Want + 8
+				if a.PtRegs != nil && hasLR && !names["parent"] {
+					t.Fatalf("the ops call's frame gives no parent argument: %+v", ws)
+				}
 				inv.Calls = append(inv.Calls, prep)
 				b.Prepares = 1
-				expectFindings(t, analyzeHand(t, s, b), want{kind: WrongValue, reg: a.Regs[a.Args[w.Index]].Name,
-					message: fmt.Sprintf("prepare_ftrace_return argument %s is wrong (first seen: %s, want %s)", w.Name, hex(w.Want+8), hex(w.Want))})
+				expectFindings(t, analyzeHand(t, s, b))
+				// Each argument wrong in turn.
+				for _, w := range ws {
+					inv.Calls[1].Regs[a.Args[w.Index]] = w.Want + 8
+					expectFindings(t, analyzeHand(t, s, b), want{kind: WrongValue, reg: a.Regs[a.Args[w.Index]].Name,
+						message: fmt.Sprintf("prepare_ftrace_return argument %s is wrong (first seen: %s, want %s)", w.Name, hex(w.Want+8), hex(w.Want))})
+					inv.Calls[1].Regs[a.Args[w.Index]] = w.Want
+				}
 			})
 		}
 	}
