@@ -813,6 +813,12 @@ func TestChainText(t *testing.T) {
 	if got := chainText([]uint64{8}, 0); got != "0x8" {
 		t.Errorf("chainText near 0 = %q", got)
 	}
+	// Frame records (arm64, riscv64) as fp{lr} pairs, the same way; an
+	// odd word at the end (no lr) is not shown.
+	got = arm64RecordText([]uint64{r - 256, 0x40, r + 4096, 0x41, r - 4096, 0x42, r + 4097, 0x43, r - 4097, 0x44, 0, 0x45, r}, r)
+	if want := "R-256{lr 0x40} -> R+4096{lr 0x41} -> R-4096{lr 0x42} -> 0x11001{lr 0x43} -> 0xefff{lr 0x44} -> 0x0{lr 0x45}"; got != want {
+		t.Errorf("arm64RecordText = %q, want %q", got, want)
+	}
 	for _, a := range regs.Arches {
 		inv := &harness.Invocation{}
 		inv.Before[a.SP], inv.DriverSP = r, r+0x200

@@ -45,6 +45,8 @@ func TestRISCV64FrameRecords(t *testing.T) {
 		{"sound", func(*harness.HostCall) {}, ""},
 		{"caller's record skipped", func(hc *harness.HostCall) { hc.Backchain[0] = 0x8 }, "the caller's frame record"},
 		{"chain ends early", func(hc *harness.HostCall) { hc.Backchain = hc.Backchain[:2] }, "the driver's frame record"},
+		// The driver's fp read and no ra: no record.
+		{"an fp without its ra at the end", func(hc *harness.HostCall) { hc.Backchain = hc.Backchain[:3] }, "the driver's frame record"},
 		{"s0 moved off the chain", func(hc *harness.HostCall) { hc.Backchain = []uint64{hc.Regs[a.SP], 0} }, "the caller's frame record"},
 	}
 	for _, c := range cases {
