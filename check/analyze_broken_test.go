@@ -860,3 +860,42 @@ func TestValueText(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedAbove: the bytes above the entry sp each arch's trampolines
+// may write, per role, offset by offset across the watched window, against
+// ranges written out here: x86-64's entry only the fentry call's return
+// address slot (RIP write-back); s390x the scratch bytes 0-71 of the
+// caller's struct stack_frame, its r14 slot (136-143) and, for an entry,
+// the linkage words of the 24-byte frame it builds for the traced function
+// (112-135) (arch/s390/kernel/mcount.S, s390x ELF ABI); arm64 and riscv64
+// none.
+func TestAllowedAbove(t *testing.T) {
+	type span struct{ lo, hi uint64 }
+	want := map[string]map[trampolines.Role][]span{
+		regs.X86_64.Name:  {trampolines.Entry: {{0, 8}}},
+		regs.S390X.Name:   {trampolines.Entry: {{0, 72}, {112, 144}}, trampolines.Exit: {{0, 72}, {136, 144}}},
+		regs.ARM64.Name:   {},
+		regs.RISCV64.Name: {},
+	}
+	for _, a := range regs.Arches {
+		conv, err := conventionOf(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans, ok := want[a.Name]
+		if !ok {
+			t.Fatalf("%s: no expected ranges", a.Name)
+		}
+		for _, role := range []trampolines.Role{trampolines.Entry, trampolines.Exit} {
+			for off := uint64(0); off < harness.AboveWindow; off += 8 {
+				in := false
+				for _, s := range spans[role] {
+					in = in || (off >= s.lo && off < s.hi)
+				}
+				if got := conv.allowedAbove(role, off); got != in {
+					t.Errorf("%s %s: entry sp+%d allowed %v, want %v", a.Name, role, off, got, in)
+				}
+			}
+		}
+	}
+}
