@@ -20,7 +20,9 @@ import (
 // the copy the analysis decodes, gives the findings the unchanged run does
 // not: a wrong value naming the slot where the arch's convention gives the
 // slot a meaning at that role, none where it gives none (or where the
-// unchanged run already has it: riscv64 v6.7's sp). Which slot gives
+// unchanged run already has it: riscv64 v6.7's sp). Every slot the
+// trampoline left unwritten is given a value too (0x100): what the
+// convention would say had it been written. Which slot gives
 // what is pinned in testdata/meanings.golden (-update rewrites it), not
 // derived from the convention under test.
 func TestSlotMeanings(t *testing.T) {
@@ -66,19 +68,25 @@ func TestSlotMeanings(t *testing.T) {
 			fmt.Fprintf(&b, "%s %s %s, %s (%s):\n", a.Name, c.role, tr.Name, c.scenario, hc.Layout.Name)
 			fmt.Fprintf(&b, "  unchanged: %s\n", joinAdded(base, nil))
 			for _, st := range hc.Slots() {
-				if !st.Written {
-					continue
-				}
 				sl := hc.Layout.Slots[st.Index]
 				raw := hc.Raw[sl.Off : sl.Off+sl.Size]
 				orig := slices.Clone(raw)
-				flipBit8(a, raw)
+				what := ""
+				if st.Written {
+					flipBit8(a, raw)
+				} else {
+					// An unwritten slot given a value (0x100, no poison):
+					// what it would mean had the trampoline written it.
+					clear(raw)
+					flipBit8(a, raw)
+					what = " (unwritten, set to 0x100)"
+				}
 				added := joinAdded(findingSet(analyzeHand(t, s, handBatch(got))), base)
 				copy(raw, orig)
 				if added == "" {
 					added = "-"
 				}
-				fmt.Fprintf(&b, "  %s: %s\n", sl.Name, added)
+				fmt.Fprintf(&b, "  %s%s: %s\n", sl.Name, what, added)
 			}
 		}
 	}
