@@ -626,15 +626,12 @@ func (z *analyzer) hostCall(inv *harness.Invocation, hc *harness.HostCall) {
 			fmt.Sprintf("at sp %+d", int64(hc.Base-callSP)))
 	}
 	// The C function's frame starts at sp: count it as the trampoline's
-	// stack use (x86-64: the pushed return address is below sp already).
-	if entry := inv.Before[a.SP]; callSP < entry {
-		used := entry - callSP
-		if a.Link < 0 {
-			used = entry - sp
-		}
-		if used > z.stackUsed && used < 1<<20 {
-			z.stackUsed = used
-		}
+	// stack use (x86-64: the pushed return address is below sp already, so
+	// a call made at the entry sp itself uses 8 bytes, as a probed run's
+	// access log counts the push). A call above the entry sp wraps past
+	// 1 MiB: no depth.
+	if used := inv.Before[a.SP] - sp; used > z.stackUsed && used < 1<<20 {
+		z.stackUsed = used
 	}
 	if hc.Name == harness.HostOpsListFunc && z.role == trampolines.Entry {
 		z.callbackArgs(inv, hc)

@@ -302,6 +302,27 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				t.Errorf("stack %d, want 0 for a call 1 MiB below", r.Metrics.StackBytes)
 			}
 		})
+		run("a call into C at the entry sp", func(t *testing.T) {
+			// No frame of its own: the stack used is what the call itself
+			// pushed (x86-64: its return address, as a probed run's access
+			// log counts the push; no other arch's call writes the stack).
+			inv, b, s := entry(t)
+			pushed := uint64(0)
+			if a.Link < 0 {
+				pushed = 8
+			}
+			inv.Calls[0].Regs[a.SP] = inv.Before[a.SP] - pushed
+			r := analyzeHand(t, s, b)
+			expectFindings(t, r)
+			if r.Metrics.StackBytes != int(pushed) {
+				t.Errorf("stack %d, want %d", r.Metrics.StackBytes, pushed)
+			}
+			// A call above the entry sp is no depth either.
+			inv.Calls[0].Regs[a.SP] = inv.Before[a.SP] + 64 - pushed
+			if r := analyzeHand(t, s, b); r.Metrics.StackBytes != 0 {
+				t.Errorf("stack %d, want 0 for a call above the entry sp", r.Metrics.StackBytes)
+			}
+		})
 		run("caller's stack changed, the kernel's writes apart", func(t *testing.T) {
 			inv, b, s := entry(t)
 			sp := inv.Before[a.SP]
@@ -701,16 +722,32 @@ func TestAnalyzeBrokenRunsExactly(t *testing.T) {
 				s.Setup.Entry = s.Tramp
 				prep := inv.Calls[0]
 				prep.Name = harness.HostPrepareFtraceRet
+				// The ops call hands its callbacks the frame (arm64 v5.5-
+				// v5.19: pt_regs, whose lr slot's address is
+				// prepare_ftrace_return's parent).
+				_, hasLR := a.Frame.Slot("lr")
+				if l := a.PtRegs; l != nil && hasLR {
+					inv.Calls[0].Layout, inv.Calls[0].Base = l, inv.Calls[0].Regs[a.SP]+16
+				}
 				ws := conv.graphEntryArgs(inv, s.Setup.Entry.PrepareABI(a))
+				names := map[string]bool{}
 				for _, w := range ws {
 					prep.Regs[a.Args[w.Index]] = w.Want
+					names[w.Name] = true
 				}
-				w := ws[0]
-				prep.Regs[a.Args[w.Index]] = w.Want + 8
+				if a.PtRegs != nil && hasLR && !names["parent"] {
+					t.Fatalf("the ops call's frame gives no parent argument: %+v", ws)
+				}
 				inv.Calls = append(inv.Calls, prep)
 				b.Prepares = 1
-				expectFindings(t, analyzeHand(t, s, b), want{kind: WrongValue, reg: a.Regs[a.Args[w.Index]].Name,
-					message: fmt.Sprintf("prepare_ftrace_return argument %s is wrong (first seen: %s, want %s)", w.Name, hex(w.Want+8), hex(w.Want))})
+				expectFindings(t, analyzeHand(t, s, b))
+				// Each argument wrong in turn.
+				for _, w := range ws {
+					inv.Calls[1].Regs[a.Args[w.Index]] = w.Want + 8
+					expectFindings(t, analyzeHand(t, s, b), want{kind: WrongValue, reg: a.Regs[a.Args[w.Index]].Name,
+						message: fmt.Sprintf("prepare_ftrace_return argument %s is wrong (first seen: %s, want %s)", w.Name, hex(w.Want+8), hex(w.Want))})
+					inv.Calls[1].Regs[a.Args[w.Index]] = w.Want
+				}
 			})
 		}
 	}
@@ -776,6 +813,12 @@ func TestChainText(t *testing.T) {
 	if got := chainText([]uint64{8}, 0); got != "0x8" {
 		t.Errorf("chainText near 0 = %q", got)
 	}
+	// Frame records (arm64, riscv64) as fp{lr} pairs, the same way; an
+	// odd word at the end (no lr) is not shown.
+	got = arm64RecordText([]uint64{r - 256, 0x40, r + 4096, 0x41, r - 4096, 0x42, r + 4097, 0x43, r - 4097, 0x44, 0, 0x45, r}, r)
+	if want := "R-256{lr 0x40} -> R+4096{lr 0x41} -> R-4096{lr 0x42} -> 0x11001{lr 0x43} -> 0xefff{lr 0x44} -> 0x0{lr 0x45}"; got != want {
+		t.Errorf("arm64RecordText = %q, want %q", got, want)
+	}
 	for _, a := range regs.Arches {
 		inv := &harness.Invocation{}
 		inv.Before[a.SP], inv.DriverSP = r, r+0x200
@@ -813,6 +856,45 @@ func TestValueText(t *testing.T) {
 		} {
 			if got := z.valueText(inv, v); got != want {
 				t.Errorf("%s: valueText(%#x) = %q, want %q", a.Name, v, got, want)
+			}
+		}
+	}
+}
+
+// TestAllowedAbove: the bytes above the entry sp each arch's trampolines
+// may write, per role, offset by offset across the watched window, against
+// ranges written out here: x86-64's entry only the fentry call's return
+// address slot (RIP write-back); s390x the scratch bytes 0-71 of the
+// caller's struct stack_frame, its r14 slot (136-143) and, for an entry,
+// the linkage words of the 24-byte frame it builds for the traced function
+// (112-135) (arch/s390/kernel/mcount.S, s390x ELF ABI); arm64 and riscv64
+// none.
+func TestAllowedAbove(t *testing.T) {
+	type span struct{ lo, hi uint64 }
+	want := map[string]map[trampolines.Role][]span{
+		regs.X86_64.Name:  {trampolines.Entry: {{0, 8}}},
+		regs.S390X.Name:   {trampolines.Entry: {{0, 72}, {112, 144}}, trampolines.Exit: {{0, 72}, {136, 144}}},
+		regs.ARM64.Name:   {},
+		regs.RISCV64.Name: {},
+	}
+	for _, a := range regs.Arches {
+		conv, err := conventionOf(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans, ok := want[a.Name]
+		if !ok {
+			t.Fatalf("%s: no expected ranges", a.Name)
+		}
+		for _, role := range []trampolines.Role{trampolines.Entry, trampolines.Exit} {
+			for off := uint64(0); off < harness.AboveWindow; off += 8 {
+				in := false
+				for _, s := range spans[role] {
+					in = in || (off >= s.lo && off < s.hi)
+				}
+				if got := conv.allowedAbove(role, off); got != in {
+					t.Errorf("%s %s: entry sp+%d allowed %v, want %v", a.Name, role, off, got, in)
+				}
 			}
 		}
 	}

@@ -57,6 +57,8 @@ func TestARM64FrameRecords(t *testing.T) {
 		{"parent missing", func(_ *harness.Invocation, hc *harness.HostCall) { hc.Backchain[3] = 0x1 }, "the traced function's caller"},
 		{"caller's record skipped", func(_ *harness.Invocation, hc *harness.HostCall) { hc.Backchain[4] = 0x1 }, "the caller's frame record"},
 		{"chain ends early", func(_ *harness.Invocation, hc *harness.HostCall) { hc.Backchain = hc.Backchain[:6] }, "the driver's frame"},
+		// A walk that read the caller's fp and no lr: no record.
+		{"an fp without its lr at the end", func(_ *harness.Invocation, hc *harness.HostCall) { hc.Backchain = hc.Backchain[:5] }, "the caller's frame record"},
 		{"exit: sound", func(inv *harness.Invocation, hc *harness.HostCall) {
 			inv.Role = trampolines.Exit
 			hc.Backchain = hc.Backchain[4:]

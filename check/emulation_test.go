@@ -36,6 +36,20 @@ func TestEmulationAgainstRawUnicorn(t *testing.T) {
 			if r := em.ChecksOnSpread; r.Median != em.ChecksOnRatio || r.Min > r.Median || r.Median > r.Max {
 				t.Errorf("checks-on ratio %v, spread %+v", em.ChecksOnRatio, r)
 			}
+			// Each round's ratio is its function-tracer time over its raw
+			// time (its checks-on time over its checks-off time), so their
+			// median lies between the extreme times' quotients.
+			within := func(name string, ratio float64, num, den Spread) {
+				if lo, hi := num.Min/den.Max, num.Max/den.Min; ratio < lo || ratio > hi {
+					t.Errorf("%s ratio %v outside [%v, %v], the quotients of %+v over %+v", name, ratio, lo, hi, num, den)
+				}
+			}
+			within("raw Unicorn", em.RawUnicornRatio, em.FunctionNs, em.RawNs)
+			within("checks-on", em.ChecksOnRatio, em.ChecksOnNs, em.GraphNs)
+			// Traced calls per second: a second over a traced call's time.
+			if got := em.TracedCallsPerS * em.GraphNs.Median; got < 1e9*(1-1e-9) || got > 1e9*(1+1e-9) {
+				t.Errorf("%v traced calls/s at %v ns each", em.TracedCallsPerS, em.GraphNs.Median)
+			}
 			if float64(em.PCTrace.Count) != em.InsnsPerCall {
 				t.Errorf("a call's PC trace has %d instructions, the counter %v per call", em.PCTrace.Count, em.InsnsPerCall)
 			}
@@ -93,7 +107,9 @@ func TestSameStreamCatchesADifferentStream(t *testing.T) {
 				}
 				return h
 			}
-			if _, _, err := sameStream(start("function-graph", false), start("function", true), 4); err == nil || !strings.Contains(err.Error(), "PC trace") {
+			// Every graph call runs the exit trampoline: the first one
+			// (call 1) already differs.
+			if _, _, err := sameStream(start("function-graph", false), start("function", true), 4); err == nil || !strings.Contains(err.Error(), "PC trace") || !strings.Contains(err.Error(), ": call 1 executed") {
 				t.Errorf("a graph call passed as the raw function-tracer call's stream: %v", err)
 			}
 			if _, tr, err := sameStream(start("function", false), start("function", true), 4); err != nil || tr.Count == 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"trampemu/asm"
 	"trampemu/harness"
 	"trampemu/regs"
 )
@@ -110,5 +111,54 @@ func TestExactnessCountsValgrind(t *testing.T) {
 	writes.Loads = 2
 	if e.Equal() || e.Diff() != "loads: block counters 3, valgrind 2" {
 		t.Errorf("valgrind's data reads differ: %v %q", e.Equal(), e.Diff())
+	}
+}
+
+// TestUnhookedCostIsTheUnitsCost: unhookedCost weighs each executed
+// instruction of the listed mnemonics as unitCost weighs every one, so
+// with every mnemonic of the unit listed the two agree (a real run of the
+// current pairing, every arch: the entry and the exit unit), each
+// mnemonic's reason is given once, and with none listed, or one the unit
+// does not have, it is nothing.
+func TestUnhookedCostIsTheUnitsCost(t *testing.T) {
+	for _, a := range regs.Arches {
+		t.Run(a.Name, func(t *testing.T) {
+			h := currentHarness(t, a, "function-graph", harness.Options{Checks: true})
+			calls, err := harness.RandomCalls(h, "add", 2, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := h.RunBatch(len(calls), func(i int) *harness.Call { return calls[i] }); b.Stop != nil {
+				t.Fatal(b.Stop.Err)
+			}
+			blocks := h.M.Blocks()
+			d := asm.ForImage(h.Image)
+			for _, u := range []asm.Unit{h.EntryUnit(), h.ExitUnit()} {
+				all := map[string]string{}
+				for _, b := range blocks {
+					if b.Count == 0 || !u.Contains(b.Addr) {
+						continue
+					}
+					ins, _ := asm.Listing(h.Image, d, b.Addr, b.Addr+uint64(b.Size))
+					for _, in := range ins {
+						mn, _, _ := strings.Cut(strings.TrimSpace(in.Text), " ")
+						all[mn] = "r"
+					}
+				}
+				want, _ := unitCost(h.Image, blocks, u)
+				got, why := unhookedCost(h.Image, blocks, u, all)
+				if want.Loads == 0 || got.Loads != want.Loads || got.Stores != want.Stores || got.LoadBytes != want.LoadBytes || got.StoreBytes != want.StoreBytes {
+					t.Errorf("%s: every mnemonic unhooked: %+v, the unit's cost %+v", u.Name, got, want)
+				}
+				if n := len(strings.Split(why, "; ")); n != len(all) {
+					t.Errorf("%s: %d reasons for %d mnemonics: %q", u.Name, n, len(all), why)
+				}
+				for _, none := range []map[string]string{nil, {"no-such-mnemonic": "r"}} {
+					if m, why := unhookedCost(h.Image, blocks, u, none); m.Exact() != (ExactCosts{}) || why != "" {
+						t.Errorf("%s: unhooked %v: %+v %q", u.Name, none, m, why)
+					}
+				}
+			}
+		})
 	}
 }

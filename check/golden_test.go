@@ -14,7 +14,7 @@ import (
 	"trampemu/trampolines"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/variants.golden")
+var update = flag.Bool("update", false, "rewrite testdata/variants.golden (and meanings.golden)")
 
 // TestEveryVariantGolden pins everything the check says about every
 // registry variant of every arch on every workload (two calls, seed 1,

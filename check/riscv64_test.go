@@ -6,6 +6,7 @@ import (
 
 	"trampemu/harness"
 	"trampemu/regs"
+	"trampemu/trampolines"
 )
 
 // The riscv64 shape of the hand observations (analyze_test.go): the call
@@ -45,6 +46,8 @@ func TestRISCV64FrameRecords(t *testing.T) {
 		{"sound", func(*harness.HostCall) {}, ""},
 		{"caller's record skipped", func(hc *harness.HostCall) { hc.Backchain[0] = 0x8 }, "the caller's frame record"},
 		{"chain ends early", func(hc *harness.HostCall) { hc.Backchain = hc.Backchain[:2] }, "the driver's frame record"},
+		// The driver's fp read and no ra: no record.
+		{"an fp without its ra at the end", func(hc *harness.HostCall) { hc.Backchain = hc.Backchain[:3] }, "the driver's frame record"},
 		{"s0 moved off the chain", func(hc *harness.HostCall) { hc.Backchain = []uint64{hc.Regs[a.SP], 0} }, "the caller's frame record"},
 	}
 	for _, c := range cases {
@@ -61,6 +64,55 @@ func TestRISCV64FrameRecords(t *testing.T) {
 			}
 			if !strings.Contains(summary, c.want) || !strings.Contains(summary, "s0") {
 				t.Errorf("summary %q, want it to name %q", summary, c.want)
+			}
+		})
+	}
+}
+
+// An exit's own records before the caller's (return_to_handler's
+// fgraph_ret_regs {.., s0, ra}, v6.5-v6.13) must hold a kernel text ra
+// (text or the host stubs): walk_stackframe stops at one that is not
+// (arch/riscv/kernel/stacktrace.c); an entry's records, and the records
+// from the caller's on, are not held to it.
+func TestRISCV64ExitRecordRA(t *testing.T) {
+	a := regs.RISCV64
+	bad := "the caller: a record before the caller's holds an ra that is no kernel text"
+	for _, c := range []struct {
+		name     string
+		exit     bool
+		ra       func(a *regs.Arch) uint64 // the own record's ra
+		atCaller bool                      // the bad ra in the caller's record instead
+		want     string
+	}{
+		{"exit, text ra", true, func(a *regs.Arch) uint64 { return a.Memory.Text.Base + 0x20 }, false, ""},
+		{"exit, last text byte", true, func(a *regs.Arch) uint64 { return a.Memory.Text.End() - 1 }, false, ""},
+		{"exit, stub ra", true, func(a *regs.Arch) uint64 { return a.Memory.Stubs.Base }, false, ""},
+		{"exit, stack ra", true, func(a *regs.Arch) uint64 { return a.Memory.Stack.Base + 0x100 }, false, bad},
+		{"exit, ra past the text", true, func(a *regs.Arch) uint64 { return a.Memory.Text.End() }, false, bad},
+		{"entry, stack ra", false, func(a *regs.Arch) uint64 { return a.Memory.Stack.Base + 0x100 }, false, ""},
+		{"exit, stack ra in the caller's record", true, func(a *regs.Arch) uint64 { return a.Memory.Stack.Base + 0x100 }, true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inv := handInvocation(t, a)
+			if c.exit {
+				inv.Role = trampolines.Exit
+			}
+			hc := &inv.Calls[0]
+			own := hc.Regs[a.SP] + 16
+			rec := []uint64{own, c.ra(a)}
+			if c.atCaller {
+				rec[1] = a.Memory.Text.Base + 0x20
+				hc.Backchain[1] = c.ra(a)
+			}
+			hc.Backchain = append(rec, hc.Backchain...)
+			summary, example := riscv64FrameRecords(a, inv, hc)
+			if want := c.want; want != "" {
+				want = "the frame-record chain from s0 at the call to " + hc.Name + " does not reach " + want
+				if summary != want || example == "" {
+					t.Errorf("summary %q (example %q), want %q", summary, example, want)
+				}
+			} else if summary != "" {
+				t.Errorf("sound chain: %s (%s)", summary, example)
 			}
 		})
 	}

@@ -14,6 +14,9 @@ func TestGlobMatch(t *testing.T) {
 		{"*target?", "fprobe_selftest_target", false},
 		{"a*b*c", "aXXbYYc", true},
 		{"a*b*c", "aXXbYY", false},
+		{"a*b", "ab", true}, // '*' matching nothing in the middle
+		{"[!a]", "!", true}, // the '!' negates, it is no member
+		{"[!a]", "a", false},
 		{"[a-c]x", "bx", true},
 		{"[!a-c]x", "bx", false},
 		{"[!a-c]x", "dx", true},

@@ -133,18 +133,7 @@ var readers = UserSet{Name: "readers", Function: true, Regs: true, Graph: true,
 func TestReadsStaleExactlyWhereUnwritten(t *testing.T) {
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
-			entry, err := Current(a, trampolines.Entry)
-			if err != nil {
-				t.Fatal(err)
-			}
-			exit, err := Current(a, trampolines.Exit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := Start(Setup{Arch: a, Entry: entry, Exit: exit}, Options{Checks: true}, readers)
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := startCurrent(t, a, readers, Options{Checks: true})
 			defer h.Close()
 			calls, err := RandomCalls(h, "add", 3, 1)
 			if err != nil {
@@ -234,7 +223,7 @@ func TestReadsStaleExactlyWhereUnwritten(t *testing.T) {
 			}
 			// Arguments past the argument registers are read from the
 			// stack (not on arm64: 0 past x7, ArgsInRegsOnly).
-			if len(a.Args) < 8 && !entry.FrameLayout(a).Accessors.ArgsInRegsOnly && stackReads == 0 {
+			if len(a.Args) < 8 && !h.Setup.Entry.FrameLayout(a).Accessors.ArgsInRegsOnly && stackReads == 0 {
 				t.Errorf("arguments 6 and 7 read, %d argument registers, and no stack read recorded", len(a.Args))
 			}
 			if stale == 0 || fresh == 0 {
@@ -329,19 +318,8 @@ func TestStaleAtTheEdges(t *testing.T) {
 func TestProbeBudget(t *testing.T) {
 	for _, a := range regs.Arches {
 		t.Run(a.Name, func(t *testing.T) {
-			entry, err := Current(a, trampolines.Entry)
-			if err != nil {
-				t.Fatal(err)
-			}
-			exit, err := Current(a, trampolines.Exit)
-			if err != nil {
-				t.Fatal(err)
-			}
 			for _, c := range []struct{ budget, want int }{{3, 3}, {-1, 8}} {
-				h, err := Start(Setup{Arch: a, Entry: entry, Exit: exit}, Options{Checks: true, ProbeBudget: c.budget}, readers)
-				if err != nil {
-					t.Fatal(err)
-				}
+				h := startCurrent(t, a, readers, Options{Checks: true, ProbeBudget: c.budget})
 				calls, err := RandomCalls(h, "add", 4, 1)
 				if err != nil {
 					t.Fatal(err)
