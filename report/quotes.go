@@ -39,12 +39,38 @@ type Quoted struct {
 	Exits []QuotedCost `json:"x86_64_exits"`
 	// Emulation is each arch's emulator ratio against raw Unicorn.
 	Emulation []QuotedRatio `json:"emulation"`
+	// EmulationRun names the report run the Emulation ratios come from
+	// (machine, date) when it is not the native run's: make
+	// readme-emulation takes them from a newer report and keeps the rest.
+	EmulationRun *RunName `json:"emulation_run,omitempty"`
 	// Stability is the rerun experiment the report read (make
 	// bench-stability), nil without one.
 	Stability *native.Stability `json:"stability,omitempty"`
 	// Fprobe is the fprobe question's quoted numbers, nil when the report
 	// had no native timing of its return paths.
 	Fprobe *QuotedFprobe `json:"fprobe,omitempty"`
+}
+
+// RunName is where and when a report ran.
+type RunName struct {
+	Machine string `json:"machine"`
+	Date    string `json:"date"`
+}
+
+// QuoteEmulation takes the emulator ratios of the report in data (named
+// source) into q, keeping the rest of q, with the report's machine and
+// date (the native run's: every report has one on x86-64).
+func QuoteEmulation(q *Quoted, data []byte, source string) error {
+	n, err := QuoteReport(data, source)
+	if err != nil {
+		return err
+	}
+	if len(n.Emulation) == 0 {
+		return fmt.Errorf("%s has no emulator speed table: make report with --emu-calls", source)
+	}
+	q.Emulation = n.Emulation
+	q.EmulationRun = &RunName{Machine: n.Machine, Date: n.Date}
+	return nil
 }
 
 // QuotedFprobe is what the documents quote of the fprobe question: the
@@ -219,7 +245,11 @@ var Blocks = map[string]func(q *Quoted) string{
 	},
 	"emulation": func(q *Quoted) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "From `make report` (%s), %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", q.Source, q.Date)
+		if r := q.EmulationRun; r != nil {
+			fmt.Fprintf(&b, "From `make report` on %s, %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", r.Machine, r.Date)
+		} else {
+			fmt.Fprintf(&b, "From `make report` (%s), %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", q.Source, q.Date)
+		}
 		for _, e := range q.Emulation {
 			fmt.Fprintf(&b, " %s %.2fx [%.2f-%.2f];", e.Arch, e.Ratio, e.IQR[0], e.IQR[1])
 		}

@@ -17,7 +17,7 @@ func quotedExample() *Quoted {
 		Headline: []native.HeadlineRow{{Label: "rth-full-fregs", A: "ftrace_caller+rth-merged", B: "ftrace_caller+rth-full-fregs", DiffNs: 0.33, CI95: native.Interval{0.2, 0.5},
 			Significant: true, ShiftRange: native.Interval{0.29, 0.58}, Instructions: &i, Stores: &s, StoreBytes: &sb,
 			Reruns: &native.Reruns{Runs: 20, Min: 0.17, Max: 0.68, SD: 0.11, Significant: 11, Date: "2026-12-01 21:27 UTC"}}},
-		Exits:     []QuotedCost{{Variant: "rth-merged", Model: "v6.14", Instructions: 13, Stores: 6, StoreBytes: 48}},
+		Exits: []QuotedCost{{Variant: "rth-merged", Model: "v6.14", Instructions: 13, Stores: 6, StoreBytes: 48}},
 		Emulation: []QuotedRatio{{Arch: "x86_64", Ratio: 9.1, IQR: [2]float64{7.7, 12.9}, Spread: check.Spread{Median: 9.1, Min: 7.7, Max: 12.9},
 			ChecksOn: 1.84, ChecksOnSpread: check.Spread{Median: 1.84, Min: 1.7, Max: 2.05}}},
 	}
@@ -117,4 +117,41 @@ func FuzzQuoteBlocks(f *testing.F) {
 			t.Fatalf("a rewritten document fails its check: %v", err)
 		}
 	})
+}
+
+// make readme-emulation: the emulator ratios and their run come from the
+// newer report, the native numbers stay the snapshot's; the block names the
+// newer run; a report without the table is an error naming it.
+func TestQuoteEmulation(t *testing.T) {
+	q := quotedExample()
+	headline := q.Headline
+	rep := map[string]any{
+		"native_run":      native.RunInfo{Machine: "the newer machine", Date: "2026-12-02 16:34 UTC"},
+		"native_headline": headline,
+		"emulation": map[string]check.Emulation{"x86_64": {Arch: "x86_64", RawUnicornRatio: 2.86, RatioIQR: [2]float64{2.62, 2.91},
+			ChecksOnRatio: 1.96, ChecksOnSpread: check.Spread{Median: 1.96, Min: 1.92, Max: 2.21}}},
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := QuoteEmulation(q, data, "new.json"); err != nil {
+		t.Fatal(err)
+	}
+	if q.Date != quotedExample().Date || len(q.Headline) != len(headline) {
+		t.Errorf("the native run changed: %s", q.Date)
+	}
+	out, err := RewriteQuotes([]byte("<!-- trampemu:emulation -->\n<!-- /trampemu:emulation -->\n"), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "From `make report` on the newer machine, 2026-12-02 16:34 UTC: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]: x86_64 2.86x [2.62-2.91]; a graph call with every check on over the same call with checks off, median [range] of the rounds: x86_64 1.96x [1.92-2.21].\n"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("block:\n%s\nwant\n%s", out, want)
+	}
+	delete(rep, "emulation")
+	data, _ = json.Marshal(rep)
+	if err := QuoteEmulation(quotedExample(), data, "old.json"); err == nil || !strings.Contains(err.Error(), "old.json has no emulator speed table") {
+		t.Errorf("a report without the table: %v", err)
+	}
 }
