@@ -153,14 +153,8 @@ func BenchmarkChecksOn(b *testing.B) {
 				var h *harness.Harness
 				var run func(int) error
 				if checks {
-					entry, err := harness.Current(a, trampolines.Entry)
-					if err != nil {
-						b.Fatal(err)
-					}
-					exit, err := harness.Current(a, trampolines.Exit)
-					if err != nil {
-						b.Fatal(err)
-					}
+					entry, exit := currentPair(b, a)
+					var err error
 					if h, run, err = startChecked(harness.Setup{Arch: a, Entry: entry, Exit: exit}); err != nil {
 						b.Fatal(err)
 					}

@@ -14,12 +14,12 @@
 // to the block that holds each pattern exactly once within LIVE_SCAN bytes
 // of the pointer; the same word must lead to the registers of a second
 // engine of the arch (a pointer that merely lies near the state on the
-// heap does not), a second round of patterns must show at the same
-// offsets, and the registers' own values after they are put back. The word and the
-// offsets are the same for every engine of an arch in one process, so the
-// Go side keeps them and tm_live_use checks them (two rounds again) on each
-// new machine. A register found nowhere (pc, flags: computed by the engine)
-// is read through uc_reg_read; nothing found, every register is.
+// heap does not), and tm_live_use, which every machine goes through, then
+// needs two more rounds of patterns at the same offsets and the registers'
+// own values after they are put back. The word and the offsets are the
+// same for every engine of an arch in one process, so the Go side keeps
+// them. Registers the search does not cover (pc, flags: computed by the
+// engine) are read through uc_reg_read; nothing found, every register is.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +75,7 @@ static int live_write(tm *m, const int *idx, int n, int round, const uint64_t *v
 }
 
 // live_count: how many registers of idx show round's pattern (or vals) at
-// base + off[k]; off[k] < 0 does not count.
+// base + off[k]; off[k] < 0 does not count (tm_live_use).
 static int live_count(const uint8_t *base, const int32_t *off, int n, int round, const uint64_t *vals) {
 	int got = 0;
 	for (int k = 0; k < n; k++) {
@@ -194,30 +194,10 @@ int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off) {
 	}
 	if (twin)
 		uc_close(twin);
-	if (best_w < 0)
-		goto out;
-	const uint8_t *base;
-	{
-		uint64_t p;
-		memcpy(&p, uc + 8 * best_w, 8);
-		base = (const uint8_t *)p;
+	if (best_w >= 0) {
+		*word = best_w;
+		memcpy(off, best_off, sizeof(int32_t) * (size_t)n);
 	}
-	// the second round must show at the same offsets; a register that
-	// does not is read through the engine
-	if (!live_write(m, idx, n, 1, NULL))
-		goto out;
-	for (int k = 0; k < n; k++) {
-		uint64_t v;
-		if (best_off[k] < 0)
-			continue;
-		memcpy(&v, base + best_off[k], 8);
-		if (v != tm_pattern(1, k))
-			best_off[k] = -1;
-	}
-	if (!live_count(base, best_off, n, 1, NULL))
-		best_w = -1;
-	*word = best_w;
-	memcpy(off, best_off, sizeof(int32_t) * (size_t)n);
 out:
 	free(r);
 	live_write(m, idx, n, 0, saved);

@@ -334,8 +334,9 @@ static uc_err tm_read_set(tm *m, const int *idx, int n) {
 	if (m->live_on) {
 		for (int j = 0; j < n; j++) {
 			int i = idx[j];
-			if (m->live_off[i] >= 0) {
-				memcpy(&m->regs[i], m->live + m->live_off[i], 8);
+			const uint8_t *at = tm_live_slot(m, i);
+			if (at) {
+				memcpy(&m->regs[i], at, 8);
 				continue;
 			}
 			ids[k] = m->reg_ids[i];
@@ -380,8 +381,9 @@ uc_err tm_reg_read_engine(tm *m, int idx, uint64_t *v) {
 // tm_read_reg reads register idx into the callback's batch.
 uc_err tm_read_reg(tm *m, int idx) {
 	m->valid |= 1ULL << idx;
-	if (m->live_on && m->live_off[idx] >= 0) {
-		memcpy(&m->regs[idx], m->live + m->live_off[idx], 8);
+	const uint8_t *at = tm_live_slot(m, idx);
+	if (at) {
+		memcpy(&m->regs[idx], at, 8);
 		return UC_ERR_OK;
 	}
 	return uc_reg_read(m->uc, m->reg_ids[idx], &m->regs[idx]);
@@ -450,9 +452,9 @@ static uc_err tm_finish(tm *m, int clobber) {
 	uint64_t dirty = m->dirty;
 	for (int i = 0; i < m->nregs; i++) {
 		if (dirty & (1ULL << i)) {
-			if (m->live_on && m->live_off[i] >= 0) {
-				// where uc_reg_write would put it (live.c)
-				memcpy(m->live + m->live_off[i], &m->regs[i], 8);
+			uint8_t *at = tm_live_slot(m, i);
+			if (at) {
+				memcpy(at, &m->regs[i], 8); // where uc_reg_write would put it (live.c)
 				continue;
 			}
 			ids[n] = m->reg_ids[i];
@@ -464,8 +466,9 @@ static uc_err tm_finish(tm *m, int clobber) {
 			int i = m->clob_idx[k];
 			if (dirty & (1ULL << i))
 				continue;
-			if (m->live_on && m->live_off[i] >= 0) {
-				memcpy(m->live + m->live_off[i], &m->clob_val[k], 8);
+			uint8_t *at = tm_live_slot(m, i);
+			if (at) {
+				memcpy(at, &m->clob_val[k], 8);
 				continue;
 			}
 			ids[n] = m->reg_ids[i];
@@ -522,8 +525,9 @@ static int tm_fast_call(tm *m, tm_fast *f) {
 	int n = 0;
 	for (int k = 0; k < f->nargs; k++) {
 		int i = f->arg_idx[k];
-		if (m->live_on && m->live_off[i] >= 0) {
-			memcpy(&args[k], m->live + m->live_off[i], 8);
+		const uint8_t *at = tm_live_slot(m, i);
+		if (at) {
+			memcpy(&args[k], at, 8);
 			continue;
 		}
 		ids[n] = m->reg_ids[i];

@@ -281,6 +281,12 @@ int tm_ctx_calibrate(tm *m, const int *idx, int n);
 int tm_live_find(tm *m, const int *idx, int n, int *word, int32_t *off);
 int tm_live_use(tm *m, const int *idx, int n, int word, const int32_t *off);
 uc_err tm_live_event(tm *m, int enter);
+
+// tm_live_slot is where register i lies in the engine's state, NULL when
+// it is read and written through the engine (live.c).
+static inline uint8_t *tm_live_slot(tm *m, int i) {
+	return m->live_on && m->live_off[i] >= 0 ? m->live + m->live_off[i] : NULL;
+}
 uc_err tm_read_regs(tm *m);
 uc_err tm_write_dirty(tm *m);
 uc_err tm_read_reg(tm *m, int idx);

@@ -262,7 +262,7 @@ func (h *Harness) init() error {
 			return fmt.Errorf("call site %s is not where %s puts one in a function (offsets %v)", im.Describe(addr), a.Name, ftrace.MustOps(a).Offsets(pg))
 		}
 		h.siteByAddr[addr] = len(h.Sites)
-		form := h.Setup.Form()
+		form := h.form
 		h.Sites = append(h.Sites, Site{Addr: addr, IP: addr + form.RecIP, Func: name, Resume: addr + form.Return})
 	}
 
@@ -300,7 +300,7 @@ func (h *Harness) init() error {
 		split := max(h.entryUnit.Start, h.exitUnit.Start)
 		// Keep: what the entry's call site stores below sp and reads back
 		// (ftrace.SiteForm.Keep), which the kernel's interrupts leave too.
-		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, Keep: h.Setup.Form().Keep, PoisonXor: emu.PoisonXor,
+		if err := m.Watch(lo, hi, emu.WatchOptions{PoisonBelow: PoisonDepth, Keep: h.form.Keep, PoisonXor: emu.PoisonXor,
 			Full: h.sync, Tag: h.cursorWord, Split: split}); err != nil {
 			return err
 		}
@@ -388,7 +388,7 @@ func (h *Harness) Enable(funcs ...string) error {
 		if len(funcs) > 0 && !want[s.Func] {
 			continue
 		}
-		p, err := sitePatch(h.Setup.Form(), s.Addr, target)
+		p, err := sitePatch(h.form, s.Addr, target)
 		if err != nil {
 			return fmt.Errorf("enabling %s: %w", s.Func, err)
 		}
@@ -411,7 +411,7 @@ func (h *Harness) Enable(funcs ...string) error {
 // Disable restores every call site to its NOP.
 func (h *Harness) Disable() error {
 	for _, s := range h.Sites {
-		if err := h.M.PatchCode(s.Addr, h.Setup.Form().NopSite); err != nil {
+		if err := h.M.PatchCode(s.Addr, h.form.NopSite); err != nil {
 			return err
 		}
 	}

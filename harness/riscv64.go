@@ -103,13 +103,13 @@ func riscv64Caller(h *Harness, inv *Invocation) (uint64, uint64) {
 		return inv.Before[a.Link], sp - 8 - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
 	}
 	switch e := h.Setup.Entry; {
-	case e.NoRegs():
+	case h.entryNoRegs:
 		const abiSize, abiRA = 80, 72
 		return inv.Before[a.Link], sp - abiSize + abiRA
 	case e.PtRegs():
 		return inv.Before[a.Link], sp - regs.RISCV64PtRegsSize + uint64(a.PtRegs.MustSlot("ra").Off)
 	}
-	f := h.Setup.Entry.FrameLayout(a)
+	f := h.K.EntryFrame
 	return inv.Before[a.Link], sp - uint64(regs.RISCV64FregsOnStack(f)) + uint64(f.MustSlot("ra").Off)
 }
 
