@@ -49,6 +49,10 @@ type Quoted struct {
 	// Fprobe is the fprobe question's quoted numbers, nil when the report
 	// had no native timing of its return paths.
 	Fprobe *QuotedFprobe `json:"fprobe,omitempty"`
+	// Machines is every machine's last native run (KeepMachines), this
+	// one's among them: the native-machines block shows a conclusion on
+	// each.
+	Machines []MachineRun `json:"machines,omitempty"`
 }
 
 // RunName is where and when a report ran.
@@ -243,6 +247,7 @@ var Blocks = map[string]func(q *Quoted) string{
 		}
 		return s + ".\n"
 	},
+	"native-machines": machinesBlock,
 	"emulation": func(q *Quoted) string {
 		var b strings.Builder
 		if r := q.EmulationRun; r != nil {

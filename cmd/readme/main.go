@@ -54,6 +54,17 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// every other machine's last run stays in the snapshot (the
+	// native-machines block shows each conclusion on each machine)
+	if _, err := os.Stat(args[1]); err == nil {
+		prev, err := readSnapshot(args[1])
+		if err != nil {
+			return err
+		}
+		q.KeepMachines(prev)
+	} else {
+		q.KeepMachines(nil)
+	}
 	if err := writeSnapshot(q, args[1]); err != nil {
 		return err
 	}
