@@ -253,7 +253,7 @@ var Blocks = map[string]func(q *Quoted) string{
 		if r := q.EmulationRun; r != nil {
 			fmt.Fprintf(&b, "From `make report` on %s, %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", r.Machine, r.Date)
 		} else {
-			fmt.Fprintf(&b, "From `make report` (%s), %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", q.Source, q.Date)
+			fmt.Fprintf(&b, "From `make report` (%s) on %s, %s: ns per function-tracer call in the emulator over raw Unicorn, median of the rounds' ratios [their quartiles]:", q.Source, q.Machine, q.Date)
 		}
 		for _, e := range q.Emulation {
 			fmt.Fprintf(&b, " %s %.2fx [%.2f-%.2f];", e.Arch, e.Ratio, e.IQR[0], e.IQR[1])

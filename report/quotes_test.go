@@ -35,6 +35,7 @@ func TestQuotes(t *testing.T) {
 	}
 	for _, want := range []string{"prose 1.23 ns\n<!-- trampemu:native-headline -->\nFrom `make report` (out/report.json) on a 2-CPU VM, 2026-12-01 21:40 UTC.",
 		"**+0.33 ns [+0.20, +0.50]** (different) | +0.29 to +0.58 | +0.17 to +0.68, SD 0.11; significant in 11 of 20 runs (2026-12-01 21:27 UTC) | +7 instructions, +6 stores, +48 bytes stored |\n<!-- /trampemu:native-headline -->",
+		"<!-- trampemu:emulation -->\nFrom `make report` (out/report.json) on a 2-CPU VM, 2026-12-01 21:40 UTC: ns per function-tracer call",
 		"x86_64 9.10x [7.70-12.90]; a graph call with every check on over the same call with checks off, median [range] of the rounds: x86_64 1.84x [1.70-2.05].\n<!-- /trampemu:emulation -->\nend\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("rewritten document lacks %q:\n%s", want, out)
