@@ -83,6 +83,23 @@ func handInvocation(t *testing.T, a *regs.Arch) *harness.Invocation {
 // records as the chain).
 var handArch = map[string]func(a *regs.Arch, inv *harness.Invocation, ret, parent uint64){}
 
+// directOpsLeave makes inv the entry of a site whose CALL_OPS literal is a
+// direct call's ops (harness installDirectOps): the trampoline calls no C
+// and leaves for the direct function (off bytes past it: elsewhere).
+// The sp and link register it leaves with are what the arch's convention
+// wants of a direct call's entry (x86-64: the return address still
+// pushed; arm64: x30 the traced function's, for the direct function).
+func directOpsLeave(a *regs.Arch, inv *harness.Invocation, off uint64) {
+	conv, _ := conventionOf(a)
+	inv.DirectOps, inv.Direct, inv.Calls = true, true, nil
+	inv.WantPC = a.Memory.Text.Base + 0x800
+	inv.LeavePC = inv.WantPC + off
+	inv.After[a.SP] = conv.wantSP(trampolines.Entry, inv, a.SP)
+	if conv.directLink != nil {
+		inv.After[a.Link] = conv.directLink(inv)
+	}
+}
+
 // handBatch is one finished call of add with the invocation.
 func handBatch(inv *harness.Invocation) *harness.Batch {
 	c := &harness.Call{Workload: "add", Done: true, Results: []uint64{3}, Want: []uint64{3},
@@ -144,6 +161,10 @@ func TestAnalyzeHandObservations(t *testing.T) {
 			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Invocations[0].AboveAfter[96] ^= 1 }},
 		{name: "kernel not called", kind: Control, want: "called ftrace_ops_list_func 0 times",
 			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Invocations[0].Calls[0].Name = "elsewhere" }},
+		{name: "a direct call's ops: straight to its direct_call", kind: "",
+			breakIt: func(a *regs.Arch, b *harness.Batch) { directOpsLeave(a, b.Calls[0].Invocations[0], 0) }},
+		{name: "a direct call's ops: left elsewhere, no C called", kind: Control, want: "called ftrace_ops_list_func 0 times",
+			breakIt: func(a *regs.Arch, b *harness.Batch) { directOpsLeave(a, b.Calls[0].Invocations[0], 4) }},
 		{name: "wrong result", kind: Clobber, want: "add returned a wrong result",
 			breakIt: func(a *regs.Arch, b *harness.Batch) { b.Calls[0].Results[0] = 4 }},
 		{name: "never ran", kind: Control, want: "never ran",
