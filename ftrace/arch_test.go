@@ -57,6 +57,14 @@ func TestArchOpsCallSites(t *testing.T) {
 			if err != nil || !bytes.Equal(got, c.modified) {
 				t.Errorf("ModifyCall = % x, %v; want % x", got, err, c.modified)
 			}
+			// the kernel hands exactly the call's bytes (OldLen)
+			if len(c.modifyOld) < o.OldLen {
+				t.Fatalf("modifyOld % x is shorter than OldLen %d", c.modifyOld, o.OldLen)
+			}
+			got, err = o.ModifyCall(c.arch, c.site, c.target, c.modifyOld[:o.OldLen])
+			if err != nil || !bytes.Equal(got, c.modified) {
+				t.Errorf("ModifyCall over exactly %d bytes = % x, %v; want % x", o.OldLen, got, err, c.modified)
+			}
 			if _, err := o.ModifyCall(c.arch, c.site, c.target, c.nop); err == nil {
 				t.Errorf("ModifyCall over the nop site % x: no error", c.nop)
 			}
