@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 
 	"trampemu/native"
@@ -80,21 +81,26 @@ func Answers(w io.Writer, in AnswerInputs) error {
 	}
 
 	b.WriteString("**What do the fprobe designs cost?** Shadow-stack words per traced call of `add`:")
-	words := map[string]map[string]float64{} // scenario -> arch -> words
+	// scenario -> design -> arch -> words: each fprobe scenario runs under
+	// both designs, whose rows must not overwrite each other
+	words := map[string]map[string]map[string]float64{}
 	var arches []string
 	for _, o := range in.Scenarios {
 		if words[o.Scenario] == nil {
-			words[o.Scenario] = map[string]float64{}
+			words[o.Scenario] = map[string]map[string]float64{}
 		}
-		words[o.Scenario][o.Arch] = o.ShadowWordsPerCall
+		if words[o.Scenario][o.Design] == nil {
+			words[o.Scenario][o.Design] = map[string]float64{}
+		}
+		words[o.Scenario][o.Design][o.Arch] = o.ShadowWordsPerCall
 		if !slices.Contains(arches, o.Arch) {
 			arches = append(arches, o.Arch)
 		}
 	}
-	perArch := func(sc string) string {
+	perArch := func(m map[string]float64) string {
 		var s []string
 		for _, a := range arches {
-			if v, ok := words[sc][a]; ok {
+			if v, ok := m[a]; ok {
 				s = append(s, fmt.Sprintf("%s %s", a, num(v)))
 			}
 		}
@@ -103,12 +109,27 @@ func Answers(w io.Writer, in AnswerInputs) error {
 	for _, q := range []struct{ scenario, what string }{
 		{"fgraph-multi", "a plain fgraph user"},
 		{"fprobe-entry", "an entry-only fprobe (the ftrace_ops fast path)"},
-		{"fprobe", "an fprobe with an exit handler (on fgraph)"},
+		{"fprobe", "an fprobe with an exit handler"},
 		{"fprobe-data", "with entry data"},
 	} {
-		if _, ok := words[q.scenario]; ok {
-			fmt.Fprintf(&b, " %s (%s) %s;", q.what, q.scenario, perArch(q.scenario))
+		ds := words[q.scenario]
+		if len(ds) == 0 {
+			continue
 		}
+		var designs []string
+		for d := range ds {
+			designs = append(designs, d)
+		}
+		sort.Strings(designs)
+		var parts []string
+		for _, d := range designs {
+			if d == "" {
+				parts = append(parts, perArch(ds[d]))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s", d, perArch(ds[d])))
+		}
+		fmt.Fprintf(&b, " %s (%s) %s;", q.what, q.scenario, strings.Join(parts, "; "))
 	}
 	failed := 0
 	for _, o := range in.Scenarios {
