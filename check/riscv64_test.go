@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -114,6 +115,46 @@ func TestRISCV64ExitRecordRA(t *testing.T) {
 			} else if summary != "" {
 				t.Errorf("sound chain: %s (%s)", summary, example)
 			}
+		})
+	}
+}
+
+// TestClangEntryKeepsT2ToT6: built with CONFIG_CC_IS_CLANG (riscv64 clang's
+// fastcc passes arguments in t2-t6, f8693f6dffcd), an entry trampoline
+// must keep t2-t6 as well; without the option, and in an exit with it,
+// t3 is scratch.
+func TestClangEntryKeepsT2ToT6(t *testing.T) {
+	a := regs.RISCV64
+	t3 := a.MustReg("t3")
+	clang := map[string]string{"CONFIG_CC_IS_CLANG": "1"}
+	for _, c := range []struct {
+		name    string
+		exit    bool
+		defines map[string]string
+		want    bool
+	}{
+		{"entry, clang", false, clang, true},
+		{"entry, gcc", false, nil, false},
+		{"exit, clang", true, clang, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inv, s := handInvocation(t, a), handSubject(a)
+			if c.exit {
+				inv, s = handExit(t, a)
+			}
+			s.Tramp.Source.Defines = c.defines
+			before := inv.Before[t3]
+			inv.After[t3] = before ^ 0x40
+			r := analyzeHand(t, s, handBatch(inv))
+			if !c.want {
+				for _, f := range r.Findings {
+					if f.Kind == Clobber || f.Severity == Error {
+						t.Errorf("t3 is scratch here: %v", f)
+					}
+				}
+				return
+			}
+			expectFindings(t, r, want{kind: Clobber, reg: "t3", message: fmt.Sprintf("%%t3 changed across the entry trampoline (first seen: %#x -> %#x)", before, before^0x40)})
 		})
 	}
 }
