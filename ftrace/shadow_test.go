@@ -1,6 +1,7 @@
 package ftrace
 
 import (
+	"fmt"
 	"testing"
 
 	"trampemu/regs"
@@ -129,5 +130,50 @@ func TestWorkedExample(t *testing.T) {
 		}
 		e.empty()
 		e.noFaults()
+	})
+}
+
+// TestTaskVars: each of the 16 fgraph_array slots has its own task
+// variable, the word SHADOW_STACK_TASK_VARS(ret_stack)[idx]
+// (kernel/trace/fgraph.c, v6.11+: ret_stack_get_task_var), the last 16
+// words of the 4096-byte stack; a new task's are zero even on memory used
+// before (graph_init_task's ret_stack_init_task_vars). Every arch.
+func TestTaskVars(t *testing.T) {
+	archs(t, func(t *testing.T, a *regs.Arch) {
+		e := newEnv(t, a)
+		// dirty the words the next task's shadow stack will take
+		for addr := e.heap.next; addr < e.heap.next+2*ShadowStackSize && addr+8 <= a.Memory.Heap.End(); addr += 8 {
+			e.mem.WriteWord(addr, ^uint64(0))
+		}
+		task, err := e.g.NewTask("dirty")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ret_stack_init_task_vars: all 16 zeroed at once, before any
+		// user registers (whose registration zeroes only its own)
+		for i := 0; i < ArraySize; i++ {
+			if v := e.mem.ReadWord(task.Stack + 8*uint64(ShadowStackWords-ArraySize+i)); v != 0 {
+				t.Fatalf("a new task's variable %d holds %#x", i, v)
+			}
+		}
+		e.g.SetCurrent(task)
+		seen := map[uint64]bool{}
+		for i := 0; i < ArraySize; i++ {
+			ops := &GraphOps{Name: fmt.Sprintf("u%d", i), EntryFunc: accept}
+			if err := e.g.Register(ops); err != nil {
+				t.Fatalf("user %d: %v", i, err)
+			}
+			addr, ok := e.g.TaskVar(ops)
+			if want := task.Stack + 8*uint64(ShadowStackWords-ArraySize+ops.Index()); !ok || addr != want {
+				t.Fatalf("user %d (index %d): task var at %#x %v, want %#x", i, ops.Index(), addr, ok, want)
+			}
+			if seen[addr] || addr+8 > task.Stack+ShadowStackSize {
+				t.Fatalf("user %d: task var %#x shared or outside the stack", i, addr)
+			}
+			seen[addr] = true
+		}
+		if _, ok := e.g.TaskVar(&GraphOps{Name: "unregistered"}); ok {
+			t.Error("an unregistered ops has a task variable")
+		}
 	})
 }
