@@ -96,6 +96,9 @@ func TestDispatchKernelPath(t *testing.T) {
 			}
 			ft, st := *dk.k.Ftrace, dk.k.Graph.Stats()
 			hooked, words := dk.call(t, fn, a.Memory.Text.Base+0x10000)
+			if dk.k.Graph.entering != 0 {
+				t.Errorf("%s: the entry callbacks' context (fgraph_reserve_data's) outlives them: entering %d", d, dk.k.Graph.entering)
+			}
 			fo := FrameOffsetOf(a)
 			if !hooked || words != fo+1 {
 				t.Fatalf("%s: hooked %v, frame of %d words, want %d", d, hooked, words, fo+1)

@@ -177,3 +177,31 @@ func TestTaskVars(t *testing.T) {
 		}
 	})
 }
+
+// TestScratchReuse: the GraphEnt / GraphRet scratch hands out its four
+// slots, one per level of calls in progress, then allocates; a level done
+// frees its slot for the next call at that level.
+func TestScratchReuse(t *testing.T) {
+	var s graphScratch
+	var got []*GraphEnt
+	for i := 0; i < 6; i++ {
+		got = append(got, s.ent(GraphEnt{Depth: i}))
+	}
+	for i, p := range got {
+		inArray := i < len(s.ents.v) && p == &s.ents.v[i]
+		if p.Depth != i || inArray != (i < 4) {
+			t.Fatalf("level %d: depth %d, in the array %v", i, p.Depth, inArray)
+		}
+	}
+	for range 6 {
+		s.doneEnt()
+	}
+	if p := s.ent(GraphEnt{Depth: 9}); p != &s.ents.v[0] || p.Depth != 9 {
+		t.Fatalf("after every level is done the first slot is not reused: %p", p)
+	}
+	r1 := s.ret(GraphRet{Func: 1})
+	s.doneRet()
+	if r2 := s.ret(GraphRet{Func: 2}); r2 != r1 || r2.Func != 2 {
+		t.Fatalf("a done return's slot is not reused")
+	}
+}
