@@ -119,6 +119,10 @@ func TestDispatchKernelPath(t *testing.T) {
 			if got := [4]uint64{visited, lookups, tests, read}; got != want {
 				t.Errorf("%s: visited, lookups, fgraph tests, words read = %v, want %v", d, got, want)
 			}
+			// one frame traced, of fo+1 words, under every dispatch
+			if traced, tw := st2.Traced-st.Traced, st2.TracedWords-st.TracedWords; traced != 1 || tw != uint64(fo+1) || st2.LastFrameWords != fo+1 || st2.MaxFrameWords != fo+1 {
+				t.Errorf("%s: traced %d frames of %d words (last %d, max %d), want 1 of %d", d, traced, tw, st2.LastFrameWords, st2.MaxFrameWords, fo+1)
+			}
 			if d == DispatchPerOpsDraft && dk.k.Graph.SetsBit0() || d != DispatchPerOpsDraft && !dk.k.Graph.SetsBit0() {
 				t.Errorf("%s: SetsBit0 %v", d, dk.k.Graph.SetsBit0())
 			}
