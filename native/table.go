@@ -192,10 +192,32 @@ type Reruns struct {
 // headline rows of the same effect in graph mode.
 func AttachReruns(hs []HeadlineRow, s *Stability) {
 	for i, h := range hs {
-		if r, ok := s.Spread(h.A, h.B, Graph); ok {
-			hs[i].Reruns = &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered, Significant: r.Significant}
+		if r := s.Reruns(h.A, h.B); r != nil {
+			hs[i].Reruns = r
 		}
 	}
+}
+
+// Reruns is the between-run spread of B minus A in graph mode over the
+// experiment (s may be nil), nil when it did not compare them.
+func (s *Stability) Reruns(a, b string) *Reruns {
+	r, ok := s.Spread(a, b, Graph)
+	if !ok {
+		return nil
+	}
+	return &Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered, Significant: r.Significant}
+}
+
+// GraphCoverage counts, over the graph-mode comparisons but the A/A
+// control, the runs whose interval covered the other runs' median, of
+// all their runs.
+func (s *Stability) GraphCoverage() (covered, runs int) {
+	for _, r := range s.Compare {
+		if r.Mode == Graph && r.A != r.B {
+			covered, runs = covered+r.Covered, runs+len(r.DiffNs)
+		}
+	}
+	return covered, runs
 }
 
 func exitOf(pairing string) string {

@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"trampemu/native"
@@ -116,13 +116,8 @@ func Answers(w io.Writer, in AnswerInputs) error {
 		if len(ds) == 0 {
 			continue
 		}
-		var designs []string
-		for d := range ds {
-			designs = append(designs, d)
-		}
-		sort.Strings(designs)
 		var parts []string
-		for _, d := range designs {
+		for _, d := range slices.Sorted(maps.Keys(ds)) {
 			if d == "" {
 				parts = append(parts, perArch(ds[d]))
 				continue

@@ -43,15 +43,9 @@ func summarize(s *native.Stability, f *QuotedFprobe) *RerunSummary {
 		return nil
 	}
 	out := &RerunSummary{Date: s.Date, Runs: s.Runs, BudgetS: s.BudgetS, AAPasses: s.AAPasses}
-	for _, r := range s.Compare {
-		if r.Mode == native.Graph && r.A != r.B {
-			out.Covered, out.Intervals = out.Covered+r.Covered, out.Intervals+len(r.DiffNs)
-		}
-	}
+	out.Covered, out.Intervals = s.GraphCoverage()
 	if f != nil && f.Diff != nil {
-		if r, ok := s.Spread(f.Diff.A, f.Diff.B, native.Graph); ok {
-			out.Fprobe = &native.Reruns{Runs: s.Runs, Machine: s.Machine, Date: s.Date, Median: r.Median, SD: r.SD, Min: r.Min, Max: r.Max, Covered: r.Covered, Significant: r.Significant}
-		}
+		out.Fprobe = s.Reruns(f.Diff.A, f.Diff.B)
 	}
 	return out
 }
@@ -123,17 +117,18 @@ func answer(diff float64, significant bool, r *native.Reruns) string {
 	return "no significant difference"
 }
 
-// machineComparison is one comparison's cell per machine.
+// machineComparison is one comparison on the machines that ran it: the
+// cell of each (by machine) and their answers in machine order.
 type machineComparison struct {
 	label    string
-	cells    []string
+	cells    map[string]string
 	answers  []string
 	machines []string
 }
 
 func (c *machineComparison) add(machine, cell, ans string) {
 	c.machines = append(c.machines, machine)
-	c.cells = append(c.cells, cell)
+	c.cells[machine] = cell
 	c.answers = append(c.answers, ans)
 }
 
@@ -182,7 +177,7 @@ func machinesComparisons(ms []MachineRun) []*machineComparison {
 	get := func(key, label string) *machineComparison {
 		c, ok := rows[key]
 		if !ok {
-			c = &machineComparison{label: label}
+			c = &machineComparison{label: label, cells: map[string]string{}}
 			rows[key] = c
 			order = append(order, key)
 		}
@@ -220,7 +215,7 @@ func machinesBlock(q *Quoted) string {
 		ms = []MachineRun{q.run()}
 	}
 	var b strings.Builder
-	b.WriteString("Each machine's last `make report` (ns per traced return, B minus A, graph user): the run's median [95% interval] and verdict; the reruns' median, SD and how many of them called it significant (`make bench-stability`). A machine's answer is its reruns' when they agree (significant in at least 80% of them, or in at most 20%), else split; without reruns, the run's.\n\n")
+	fmt.Fprintf(&b, "Each machine's last `make report` (ns per traced return, B minus A, graph user): the run's median [95%% interval] and verdict; the reruns' median, SD and how many of them called it significant (`make bench-stability`). A machine's answer is its reruns' when they agree (significant in at least %.0f%% of them, or in at most %.0f%%), else split; without reruns, the run's.\n\n", 100*Settled, 100*(1-Settled))
 	for i, m := range ms {
 		fmt.Fprintf(&b, "- machine %d: %s, report of %s", i+1, m.Machine, m.Date)
 		if s := m.Stability; s != nil {
@@ -240,11 +235,9 @@ func machinesBlock(q *Quoted) string {
 	for _, c := range machinesComparisons(ms) {
 		fmt.Fprintf(&b, "| %s |", c.label)
 		for _, m := range ms {
-			cell := "not measured"
-			for i, name := range c.machines {
-				if name == m.Machine {
-					cell = c.cells[i]
-				}
+			cell, ok := c.cells[m.Machine]
+			if !ok {
+				cell = "not measured"
 			}
 			fmt.Fprintf(&b, " %s |", cell)
 		}

@@ -212,17 +212,13 @@ var Blocks = map[string]func(q *Quoted) string{
 		var b strings.Builder
 		fmt.Fprintf(&b, "From `make bench-stability` (%d reruns of %.0f s) on %s, %s, as %s quotes it. A/A control passed in %d of %d.\n\n", s.Runs, s.BudgetS, s.Machine, s.Date, q.Source, s.AAPasses, s.Runs)
 		b.WriteString("| B minus A (graph user) | median of runs | between-run SD | range | median half-width | covers the others' median | significant |\n|---|--:|--:|--:|--:|--:|--:|\n")
-		covered, total := 0, 0
 		for _, r := range s.Compare {
 			if r.Mode != native.Graph {
 				continue
 			}
-			if r.A != r.B {
-				covered, total = covered+r.Covered, total+len(r.DiffNs)
-			}
 			fmt.Fprintf(&b, "| %s minus %s | %+.3f | %.3f | %+.3f to %+.3f | %.3f | %d of %d | %d of %d |\n", r.B, r.A, r.Median, r.SD, r.Min, r.Max, r.MedianHalfWidth, r.Covered, len(r.DiffNs), r.Significant, len(r.DiffNs))
 		}
-		if total > 0 {
+		if covered, total := s.GraphCoverage(); total > 0 {
 			fmt.Fprintf(&b, "\nThe intervals of the comparisons covered the other runs' median in %d of %d (%.1f%%; nominal %.1f%%).\n", covered, total, 100*float64(covered)/float64(total), 100*s.Compare[0].Nominal)
 		}
 		return b.String()
