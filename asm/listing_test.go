@@ -9,6 +9,7 @@ import (
 
 	"trampemu/asm"
 	"trampemu/ftrace"
+	"trampemu/internal/golden"
 	"trampemu/regs"
 )
 
@@ -29,21 +30,8 @@ func checkGolden(t *testing.T, name, got string) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./asm -run %s -update to create it)", err, t.Name())
 	}
-	if got == string(want) {
-		return
-	}
-	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(gl), len(wl)); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("%s differs from the listing at line %d (run with -update to accept):\n  want: %q\n  got:  %q", path, i+1, w, g)
-		}
+	for _, d := range golden.Diff(string(want), got, 1) {
+		t.Fatalf("%s differs from the listing at line %d (run with -update to accept):\n  want: %q\n  got:  %q", path, d.N, d.Want, d.Got)
 	}
 }
 

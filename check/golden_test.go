@@ -10,6 +10,7 @@ import (
 
 	"trampemu/check"
 	"trampemu/harness"
+	"trampemu/internal/golden"
 	"trampemu/regs"
 	"trampemu/trampolines"
 )
@@ -118,21 +119,10 @@ func (b *goldenBuilder) compare(whole bool) {
 	if !b.check || (!whole && strings.HasPrefix(b.want, got)) || (whole && got == b.want) {
 		return
 	}
-	wl, gl := strings.Split(b.want, "\n"), strings.Split(got, "\n")
-	n := len(gl)
-	if whole {
-		n = max(len(wl), len(gl))
-	}
-	for i := 0; i < n; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			b.t.Fatalf("%s:%d differs:\n  want %s\n  got  %s", b.golden, i+1, w, g)
+	gotLines := strings.Count(got, "\n") + 1
+	for _, d := range golden.Diff(b.want, got, 0) {
+		if whole || d.N <= gotLines {
+			b.t.Fatalf("%s:%d differs:\n  want %s\n  got  %s", b.golden, d.N, d.Want, d.Got)
 		}
 	}
 	b.t.Fatalf("%s: differs (%d bytes, want %d)", b.golden, len(got), len(b.want))

@@ -65,6 +65,10 @@ func TestArchOpsCallSites(t *testing.T) {
 			if err != nil || !bytes.Equal(got, c.modified) {
 				t.Errorf("ModifyCall over exactly %d bytes = % x, %v; want % x", o.OldLen, got, err, c.modified)
 			}
+			// a call re-encoded over the call it made, MCOUNT_INSN_SIZE bytes
+			if again, err := o.ModifyCall(c.arch, c.site, c.target, c.modified[:c.arch.McountInsnSize]); err != nil || !bytes.Equal(again, c.modified) {
+				t.Errorf("ModifyCall over its own %d-byte call = % x, %v; want % x", c.arch.McountInsnSize, again, err, c.modified)
+			}
 			if _, err := o.ModifyCall(c.arch, c.site, c.target, c.nop); err == nil {
 				t.Errorf("ModifyCall over the nop site % x: no error", c.nop)
 			}

@@ -319,6 +319,9 @@ func TestARM64FPTest(t *testing.T) {
 			case !c.fpErr && (err != nil || ret != e.caller(0)):
 				t.Errorf("return: %#x, %v; want %#x (no FP test)", ret, err, e.caller(0))
 			}
+			if corrupt := e.g.Stats().Corrupt; corrupt != map[bool]uint64{true: 1, false: 0}[c.fpErr] {
+				t.Errorf("corrupt returns counted %d (FP test %v)", corrupt, c.fpErr)
+			}
 		})
 	}
 	// The same fp comes back: the return goes through.

@@ -96,6 +96,9 @@ func TestDispatchKernelPath(t *testing.T) {
 			}
 			ft, st := *dk.k.Ftrace, dk.k.Graph.Stats()
 			hooked, words := dk.call(t, fn, a.Memory.Text.Base+0x10000)
+			if calls := dk.k.Ftrace.Calls - ft.Calls; calls != 1 || dk.k.BadOpsArgs != 0 {
+				t.Errorf("%s: ftrace_ops_list_func calls %d, with a wrong op %d; want 1, 0", d, calls, dk.k.BadOpsArgs)
+			}
 			if dk.k.Graph.entering != 0 {
 				t.Errorf("%s: the entry callbacks' context (fgraph_reserve_data's) outlives them: entering %d", d, dk.k.Graph.entering)
 			}

@@ -147,8 +147,8 @@ func TestStackedAndParentData(t *testing.T) {
 					if !ok || size != 16 || e.mem.ReadWord(p) != 200 {
 						t.Errorf("parent record %#x size %d ok %v", p, size, ok)
 					}
-					if _, _, ok := g.RetrieveParentData(o, 2); ok {
-						t.Error("no grandparent frame exists")
+					if _, _, ok := g.RetrieveParentData(o, 2); ok || len(e.warns) != 0 {
+						t.Errorf("no grandparent frame exists: found %v, warnings %v", ok, e.warns)
 					}
 				}
 				depthSeen[tr.Depth] = true
@@ -268,8 +268,8 @@ func TestOverflowDepth(t *testing.T) {
 					// reservation is not an overrun.
 					wantOverrun = 0
 				}
-				if task.Overrun != wantOverrun || task.Depth != n-1 {
-					t.Fatalf("trace_overrun %d depth %d, want %d and %d", task.Overrun, task.Depth, wantOverrun, n-1)
+				if task.Overrun != wantOverrun || task.Depth != n-1 || e.g.Stats().Overruns != wantOverrun {
+					t.Fatalf("trace_overrun %d (counted %d) depth %d, want %d and %d", task.Overrun, e.g.Stats().Overruns, task.Depth, wantOverrun, n-1)
 				}
 				if _, err := e.g.Frames(); err != nil {
 					t.Fatal(err)
@@ -310,8 +310,8 @@ func TestTailCallRetAddr(t *testing.T) {
 		if got := e.g.RetAddr(&idx, R, P); got != R || idx != 0 {
 			t.Fatalf("a real return address must come back unchanged, got %#x", got)
 		}
-		if got := e.g.RetAddr(&idx, e.rth, P+8); got != e.rth {
-			t.Fatalf("no frame has that retp: got %#x", got)
+		if got := e.g.RetAddr(&idx, e.rth, P+8); got != e.rth || len(e.warns) != 0 {
+			t.Fatalf("no frame has that retp: got %#x, warnings %v", got, e.warns)
 		}
 		if got := e.g.RetAddr(nil, e.rth, P); got != e.rth {
 			t.Fatalf("nil idx: got %#x", got)
@@ -422,6 +422,9 @@ func TestCorruptStack(t *testing.T) {
 				}
 				if !e.g.Stopped() || !e.g.Warned(WarnBadRetStack) || len(e.warns) != 1 || rets != 0 {
 					t.Fatalf("stopped %v warnings %v rets %d", e.g.Stopped(), e.warns, rets)
+				}
+				if st := e.g.Stats(); st.Returns != 1 || st.Corrupt != 1 || st.RetFuncs != 0 {
+					t.Fatalf("returns %d, corrupt %d, retfuncs %d; want 1, 1, 0", st.Returns, st.Corrupt, st.RetFuncs)
 				}
 				if _, err := e.g.Frames(); err == nil && e.g.Current().Curr != 0 {
 					t.Fatal("the walker accepts the corrupt stack")

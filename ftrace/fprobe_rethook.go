@@ -88,7 +88,6 @@ type RethookFprobes struct {
 	era   RethookEra
 	syms  map[string]uint64
 	known map[uint64]bool
-	probe []*Fprobe
 	stats RethookFprobeStats
 }
 
@@ -225,7 +224,6 @@ func (m *RethookFprobes) RegisterIPs(fp *Fprobe, ips []uint64) error {
 	// rounding: the node's data[] is that many bytes).
 	writeGuestStruct(m.mem, m.arch, fp, fp.EntryDataSize, first)
 	fp.ips, fp.registered = ips, true
-	m.probe = append(m.probe, fp)
 	return nil
 }
 
@@ -244,7 +242,6 @@ func (m *RethookFprobes) Unregister(fp *Fprobe) error {
 	}
 	err := m.k.Ftrace.Unregister(st.ops)
 	fp.registered = false
-	m.probe = slices.DeleteFunc(m.probe, func(x *Fprobe) bool { return x == fp })
 	if err != nil {
 		return fmt.Errorf("unregister_fprobe(%s): %w", fpName(fp), err)
 	}

@@ -109,6 +109,12 @@ func TestRethookFprobeEntryExitData(t *testing.T) {
 		if rh.Free() != 7 || r.k.Rethook.Pending() != 1 {
 			t.Fatalf("after entry: %d free, %d pending; want 7, 1", rh.Free(), r.k.Rethook.Pending())
 		}
+		// struct fprobe_rethook_node after its rethook_node: entry_ip,
+		// entry_parent_ip (kernel/trace/fprobe.c v6.7-v6.13).
+		n := r.k.Rethook.lists[r.k.Rethook.g.cur][0]
+		if ip, parent := r.mem.ReadWord(n.Addr+fprNodeOffEntryIP), r.mem.ReadWord(n.Addr+fprNodeOffEntryParent); ip != r.fn(0) || parent != r.caller(0) {
+			t.Errorf("node: entry_ip %#x, entry_parent_ip %#x; want %#x, %#x", ip, parent, r.fn(0), r.caller(0))
+		}
 		r.leave(0, target(rand1))
 		if entries != 1 || exits != 1 || rh.Free() != 8 || fp.NMissed() != 0 {
 			t.Fatalf("entries %d exits %d free %d nmissed %d; want 1 1 8 0", entries, exits, rh.Free(), fp.NMissed())
@@ -116,6 +122,9 @@ func TestRethookFprobeEntryExitData(t *testing.T) {
 		st := r.k.Rethook.Stats()
 		if st.Gets != 1 || st.Puts != 1 || st.Atomics != 2 || st.Handlers != 1 {
 			t.Fatalf("rethook stats %+v: want 1 get, 1 put, 2 atomics (objpool), 1 handler", st)
+		}
+		if ms := r.m.Stats(); ms.Entries != 1 || ms.Exits != 1 || ms.PoolEmpty != 0 {
+			t.Fatalf("fprobe stats %+v: want 1 entry, 1 exit, the pool never empty", ms)
 		}
 		// One ops at the site: called directly, no hash lookup.
 		if r.k.Ftrace.OpsVisited != 1 || r.k.Ftrace.HashLookups != 0 {
@@ -158,6 +167,9 @@ func TestRethookFprobeNest(t *testing.T) {
 			if fp.NMissed() != 1 || entries != c.wantEntries {
 				t.Fatalf("%s: nmissed %d entries %d; want 1, %d", c.era.Name, fp.NMissed(), entries, c.wantEntries)
 			}
+			if ms := r.m.Stats(); ms.PoolEmpty != 1 || ms.Entries != 2 {
+				t.Fatalf("%s: fprobe stats %+v: want 2 entries, the pool empty at 1", c.era.Name, ms)
+			}
 			// Back to the outer frame's state and its return.
 			r.setEntry(rand1, outer)
 			r.mem.WriteWord(r.sp, saved)
@@ -193,6 +205,9 @@ func TestRethookFprobeEras(t *testing.T) {
 		st := r.k.Rethook.Stats()
 		if st.Gets != 5 || st.GetsEmpty != 1 || st.Atomics != 12 {
 			t.Fatalf("stats %+v: want 5 gets, 1 empty, 12 atomics (4 freelist pops)", st)
+		}
+		if ms := r.m.Stats(); ms.PoolEmpty != 1 || ms.Entries != 5 {
+			t.Fatalf("fprobe stats %+v: want 5 entries, the pool empty at 1", ms)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package ftrace
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"trampemu/regs"
@@ -25,7 +26,15 @@ type fpEnv struct {
 
 func newFprobeEnv(t *testing.T, a *regs.Arch, enc HeaderEncoding, fast bool) *fpEnv {
 	t.Helper()
-	e := newEnv(t, a)
+	return newFprobeEnvCfg(t, a, enc, fast, false)
+}
+
+// newFprobeEnvCfg is newFprobeEnv; noDirect: fgraph tests every user's
+// filter even with one user (GraphConfig.NoDirect), as the env's calls
+// reach function_graph_enter for every function, filtered or not.
+func newFprobeEnvCfg(t *testing.T, a *regs.Arch, enc HeaderEncoding, fast, noDirect bool) *fpEnv {
+	t.Helper()
+	e := newEnvCfg(t, a, noDirect)
 	var ft *Ftrace
 	if fast {
 		ft = &Ftrace{}
@@ -367,7 +376,14 @@ func TestFprobeErrors(t *testing.T) {
 		wantErrno(t, f.m.RegisterSyms(fp, []string{"fprobe_selftest_target", "nope"}), ENOENT)
 		wantErrno(t, f.m.Register(fp, "no_such_*"), ENOENT)
 		fp.EntryDataSize = 15*8 + 1
-		wantErrno(t, f.m.RegisterIPs(fp, []uint64{good}), E2BIG)
+		err := f.m.RegisterIPs(fp, []uint64{good})
+		wantErrno(t, err, E2BIG)
+		if want := "register_fprobe_ips(e): entry_data_size 121 is 16 words, max 15"; !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q, want it to say %q", err, want)
+		}
+		if err := f.m.RegisterIPs(&Fprobe{ExitHandler: noop}, []uint64{bad}); err == nil || !strings.Contains(err.Error(), "register_fprobe_ips(fprobe)") {
+			t.Errorf("a nameless probe's error %v: want it called fprobe", err)
+		}
 		fp.EntryDataSize = -1
 		wantErrno(t, f.m.RegisterIPs(fp, []uint64{good}), EINVAL)
 		if len(f.m.ProbesAt(good)) != 0 || fp.Registered() {
@@ -486,6 +502,7 @@ func TestFprobeTailZeroed(t *testing.T) {
 		}
 		_ = f.m.Register(mk("skipper", 16, 1), "other_function")
 		_ = f.m.Register(mk("keeper", 8, 0), "other_function") // newest: runs first
+		written := f.g.Stats().WrittenWords
 		f.call(f.fn(2), 2, 0, func(uint64) uint64 {
 			frames, err := f.g.Frames()
 			if err != nil || len(frames) != 1 || len(frames[0].Data) != 1 {
@@ -504,6 +521,10 @@ func TestFprobeTailZeroed(t *testing.T) {
 		})
 		if exits["keeper"] != 1 || exits["skipper"] != 0 {
 			t.Fatalf("exits %v", exits)
+		}
+		// the push, the DATA word, the bitmap, keeper's header, the 3 tail words
+		if got, want := f.g.Stats().WrittenWords-written, uint64(FrameOffsetOf(a)+1+1+1+1+3); got != want {
+			t.Errorf("shadow-stack words written %d, want %d", got, want)
 		}
 		f.noFaults()
 	})

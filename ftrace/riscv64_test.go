@@ -44,7 +44,17 @@ func TestRISCV64CallEncoding(t *testing.T) {
 			t.Errorf("disassembled as %q %q (%v %v)", in0.Text, in1.Text, err0, err1)
 		}
 	}
-	for _, bad := range []uint64{site - 1<<32, 0x1000, site + 2} {
+	// The top of the range: from 2^31 - 2^11 on, the low 12 bits' sign
+	// would carry the high 20 bits past the top of auipc's immediate.
+	const top = 1<<31 - 1<<11
+	at := uint64(site)
+	for _, ok := range []uint64{at + top - 4, at - 1<<31} {
+		a, j, err := RISCV64Call(site, ok, riscvRegT0)
+		if got, _, dok := RISCV64DecodeCall(site, a, j); err != nil || !dok || got != ok {
+			t.Errorf("call to site%+d: %v, decodes to %#x %v", int64(ok-site), err, got, dok)
+		}
+	}
+	for _, bad := range []uint64{site - 1<<32, 0x1000, site + 2, at + top, at + 1<<31} {
 		if _, _, err := RISCV64Call(site, bad, riscvRegT0); err == nil {
 			t.Errorf("call to %#x accepted", bad)
 		}
@@ -86,4 +96,32 @@ func FuzzRISCV64Call(f *testing.F) {
 			t.Fatalf("call %#x -> %#x: decoded %#x x%d %v", site, target, got, l, ok)
 		}
 	})
+}
+
+// TestRISCV64GraphFunc: ftrace_graph_func hooks fregs->ra and files the
+// frame under &fregs->ra, the parent pointer it hands function_graph_enter
+// (arch/riscv/kernel/ftrace.c, v6.11+): the unwinder's
+// ftrace_graph_ret_addr finds the real return address there.
+func TestRISCV64GraphFunc(t *testing.T) {
+	a := regs.RISCV64
+	dk := newDispatchKernel(t, a, DispatchMerged)
+	if err := dk.k.Graph.Register(&GraphOps{Name: "all", EntryFunc: accept}); err != nil {
+		t.Fatal(err)
+	}
+	const ip, ret, fp = 0xffffffff80001004, 0xffffffff80005678, 0xffffffd68803ff00
+	f := dk.k.Frame(dk.fregs, a.Frame)
+	f.Set("ra", ret)
+	f.Set("s0", fp)
+	dk.k.Ftrace.Dispatch(ip, ret, f)
+	parent := f.Base + uint64(a.Frame.MustSlot("ra").Off)
+	frames, err := dk.k.Graph.Frames()
+	if err != nil || len(frames) != 1 || frames[0].Ret != ret || frames[0].Retp != parent {
+		t.Fatalf("shadow stack %+v, %v; want one frame {ret %#x, retp &fregs->ra %#x}", frames, err, uint64(ret), parent)
+	}
+	if ra, _ := f.Get("ra"); ra != dk.k.RTH {
+		t.Errorf("fregs->ra = %#x, want return_to_handler", ra)
+	}
+	if got := dk.k.Graph.RetAddr(new(int), dk.k.RTH, parent); got != ret {
+		t.Errorf("ftrace_graph_ret_addr at &fregs->ra = %#x, want %#x", got, uint64(ret))
+	}
 }

@@ -349,3 +349,94 @@ func TestProbeBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestPoisonRangeAtEntry: every entry invocation's poisoned range ends
+// where the C side's poison ends, the entry sp less the site form's kept
+// bytes (ftrace.SiteForm.Keep: 8 for riscv64's v5.11-v6.2 ra-based site,
+// whose saved parent sits right below sp; 0 elsewhere), so neither that
+// parent nor the caller's word at the entry sp can read as stale while
+// the word below them can; and an entry reached from a site that saves
+// the link register below sp starts with that parent in it
+// (Invocation.SiteLink), every other entry with what it was called with.
+func TestPoisonRangeAtEntry(t *testing.T) {
+	type pairing struct {
+		a     *regs.Arch
+		entry string // "" for the arch's current one
+	}
+	var ps []pairing
+	for _, a := range regs.Arches {
+		ps = append(ps, pairing{a, ""})
+	}
+	rv, err := regs.ArchByName("riscv64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, pairing{rv, "ftrace_caller-v6.2"})
+	for _, p := range ps {
+		a := p.a
+		t.Run(a.Name+"/"+p.entry, func(t *testing.T) {
+			entry, err := Current(a, trampolines.Entry)
+			if p.entry != "" {
+				var v *trampolines.Variant
+				if v, err = FindVariant(a, trampolines.Entry, p.entry); err == nil {
+					entry, err = FromVariant(v)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := IntendedSetup(a, entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := Start(s, Options{Checks: true}, readers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			keep := uint64(h.form.Keep)
+			if (keep != 0) != (p.entry != "") || keep%8 != 0 {
+				t.Fatalf("the site form keeps %d bytes: the pairings here expect whole words, and none but for the ra-based site", keep)
+			}
+			calls, err := RandomCalls(h, "add", 2, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := h.RunChecked(calls); err != nil {
+				t.Fatal(err)
+			}
+			o, entries := observer{h}, 0
+			for _, c := range calls {
+				for _, inv := range c.Invocations {
+					if inv.Role != trampolines.Entry {
+						continue
+					}
+					entries++
+					sp := inv.Before[a.SP]
+					if inv.poisonLo != sp-PoisonDepth || inv.poisonHi != sp-keep {
+						t.Errorf("poisoned [%#x, %#x), want [sp - %d, sp - %d) of sp %#x", inv.poisonLo, inv.poisonHi, PoisonDepth, keep, sp)
+					}
+					below := sp - keep - 8
+					if !o.stale(inv, below, 8, emu.Poison(below)) {
+						t.Errorf("the poison word right below the kept bytes at %#x does not read as stale", below)
+					}
+					if keep != 0 && o.stale(inv, sp-8, 8, emu.Poison(sp-8)) {
+						t.Errorf("the word the site keeps at sp - 8 reads as stale")
+					}
+					if o.stale(inv, sp, 8, emu.Poison(sp)) {
+						t.Errorf("the caller's word at the entry sp reads as stale")
+					}
+					if inv.SiteLink != h.form.LinkBelow {
+						t.Errorf("SiteLink %v, want %v (the site form's LinkBelow)", inv.SiteLink, h.form.LinkBelow)
+					}
+					if inv.SiteLink && inv.Before[a.Link] != inv.BelowEntry {
+						t.Errorf("the link register at entry %#x, want the parent the site saved below sp %#x", inv.Before[a.Link], inv.BelowEntry)
+					}
+				}
+			}
+			if entries == 0 {
+				t.Fatal("no entry invocation ran")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"trampemu/trampolines"
@@ -244,6 +245,68 @@ func TestOpenTree(t *testing.T) {
 	}
 	if _, err := OpenTree(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no top Makefile") {
 		t.Errorf("empty dir: %v", err)
+	}
+}
+
+// TestOpenTreeRefuses: a tree whose trampoline file links out of it, or
+// is a FIFO, is refused naming the file; VERSION up to 1000 is read, more
+// is not a version.
+func TestOpenTreeRefuses(t *testing.T) {
+	const rel = "arch/x86/kernel/ftrace_64.S"
+	for _, c := range []struct {
+		name string
+		make func(p string) error
+		says string
+	}{
+		{"a link out", func(p string) error { return os.Symlink(filepath.Join(t.TempDir(), "secret.S"), p) }, rel + " is a symbolic link"},
+		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, rel + " is not a regular file"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte("VERSION = 6\nPATCHLEVEL = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.make(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenTree(dir); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want it refused saying %q", c.name, err, c.says)
+		}
+	}
+	for _, c := range []struct {
+		mk string
+		ok bool
+	}{{"VERSION = 1000\nPATCHLEVEL = 1000\n", true}, {"VERSION = 1001\nPATCHLEVEL = 1\n", false}, {"VERSION = 6\nPATCHLEVEL = 1001\n", false}} {
+		if _, err := MakefileVersion([]byte(c.mk)); (err == nil) != c.ok {
+			t.Errorf("%q: %v, want ok %v", c.mk, err, c.ok)
+		}
+	}
+	for _, c := range []struct {
+		v  string
+		ok bool
+	}{{"v1000.1000", true}, {"v1001.0", false}, {"v6.1001", false}} {
+		if _, err := ParseVersion(c.v); (err == nil) != c.ok {
+			t.Errorf("ParseVersion(%s): %v, want ok %v", c.v, err, c.ok)
+		}
+	}
+}
+
+// TestNearest: the fitting model closest to the era in the arch's order,
+// whichever side, in either order of the candidates; a tie (the
+// candidates in the arch's order, as Resolve lists them) goes to the newer.
+func TestNearest(t *testing.T) {
+	ms := []*Model{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
+	a, b, c, d := ms[0], ms[1], ms[2], ms[3]
+	for _, tc := range []struct {
+		fit  []*Model
+		want *Model
+	}{{[]*Model{a, d}, d}, {[]*Model{d, a}, d}, {[]*Model{b, d}, d}, {[]*Model{a, c}, c}} {
+		if got := nearest(ms, tc.fit, c); got != tc.want {
+			t.Errorf("nearest to c of %s, %s: %s, want %s", tc.fit[0].Name, tc.fit[1].Name, got.Name, tc.want.Name)
+		}
 	}
 }
 

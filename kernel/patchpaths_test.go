@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -85,7 +86,51 @@ var badPatches = []struct {
 	{"unterminated quote", "diff --git \"a/x b/x\n", 1, "unterminated"},
 	{"control character", "--- a/x\x1b[2J\n+++ b/x\n", 1, "control character"},
 	{"a header right after a hunk", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/../y\n+++ b/../y\n", 6, "climbs out"},
+	{"a header right after a hunk's context line", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n a\n--- a/../y\n", 5, "climbs out"},
+	{"a header right after an added line", "--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+a\n+++ b/../y\n", 5, "climbs out"},
+	{"a header right after a removed line", "--- a/x\n+++ b/x\n@@ -1 +0,0 @@\n-a\n--- a/../y\n", 5, "climbs out"},
+	{"a word of a name with spaces", "--- a/x.S ..\n", 1, "climbs out"},
 	{"a hunk line that does not fit the counts", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n-b\n+++ b/../y\n", 6, "climbs out"},
+}
+
+// TestPatchPathsEdges: a line of exactly MaxPatchLine bytes is read, one
+// byte more is refused; a hunk count of exactly MaxPatchSize lines still
+// counts (its body is skipped); names with spaces are kept whole, once.
+func TestPatchPathsEdges(t *testing.T) {
+	long := strings.Repeat("x", MaxPatchLine)
+	if _, err := PatchPaths("p.patch", strings.NewReader("--- a/x\n"+long+"\n")); err != nil {
+		t.Errorf("a line of %d bytes: %v", MaxPatchLine, err)
+	}
+	if _, err := PatchPaths("p.patch", strings.NewReader("--- a/x\n"+long+"x\n")); err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
+		t.Errorf("a line of %d bytes: %v, want it refused", MaxPatchLine+1, err)
+	}
+	big := fmt.Sprintf("--- a/x\n+++ b/x\n@@ -1,%d +0,0 @@\n--- a/../inside the hunk\n", MaxPatchSize)
+	if _, err := PatchPaths("p.patch", strings.NewReader(big)); err != nil {
+		t.Errorf("a hunk of %d lines: %v", MaxPatchSize, err)
+	}
+	paths, err := PatchPaths("p.patch", strings.NewReader("Index: arch/x 86.S\n--- a/arch/x 86.S\t2024-01-01\n+++ b/arch/x 86.S\n"))
+	var got []string
+	for _, p := range paths {
+		got = append(got, p.Header+" "+p.Path)
+	}
+	if want := "Index: arch/x 86.S,--- arch/x 86.S,+++ arch/x 86.S"; err != nil || strings.Join(got, ",") != want {
+		t.Errorf("names with spaces: %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestPatchPathsHunkBodies: inside a hunk that only removes or only adds
+// lines, a body line that looks like a header is body while the hunk's
+// counts last.
+func TestPatchPathsHunkBodies(t *testing.T) {
+	for _, p := range []string{
+		"--- a/x\n+++ b/x\n@@ -1,2 +0,0 @@\n-a\n--- a/../removed line\n",
+		"--- a/x\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+++ b/../added line\n",
+	} {
+		paths, err := PatchPaths("p.patch", strings.NewReader(p))
+		if err != nil || len(paths) != 2 {
+			t.Errorf("%q: %v, %v; want the two headers' x", p, paths, err)
+		}
+	}
 }
 
 func TestPatchPathsBad(t *testing.T) {
@@ -148,14 +193,18 @@ func TestConfine(t *testing.T) {
 	must(os.Symlink("x86", filepath.Join(root, "arch/in")))
 	must(os.Symlink("/nonexistent/x", filepath.Join(root, "dangling")))
 	for _, c := range []struct {
-		rel string
-		ok  bool
+		rel  string
+		ok   bool
+		says string // the refusal names the link on the way, or the path itself
 	}{
-		{"arch/x86/ftrace_64.S", true}, {"new/dir/file", true}, {"arch/in/ftrace_64.S", true},
-		{"arch/out/x", false}, {"arch/out", false}, {"dangling", false},
+		{"arch/x86/ftrace_64.S", true, ""}, {"new/dir/file", true, ""}, {"arch/in/ftrace_64.S", true, ""},
+		{"arch/out/x", false, "arch/out/x goes through arch/out, a symbolic link out of the tree"},
+		{"arch/out", false, "arch/out is a symbolic link out of the tree"},
+		{"dangling", false, "dangling is a symbolic link that does not resolve"},
 	} {
-		if err := Confine(root, c.rel); (err == nil) != c.ok {
-			t.Errorf("Confine(%s) = %v, want ok %v", c.rel, err, c.ok)
+		err := Confine(root, c.rel)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), c.says) {
+			t.Errorf("Confine(%s) = %v, want ok %v (saying %q)", c.rel, err, c.ok, c.says)
 		}
 	}
 }

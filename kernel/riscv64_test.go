@@ -161,3 +161,18 @@ func FuzzBlankBranch(f *testing.F) {
 		_, _ = Resolve("riscv64", "f.S", []byte(s), Version{})
 	})
 }
+
+// TestRiscvDefines: every "#define NAME VALUE" of the file is kept, and a
+// name resolves through up to four of them (FENTRY_RA_OFFSET -> 12), a
+// longer chain stopping at the fourth, a cycle ending.
+func TestRiscvDefines(t *testing.T) {
+	d := riscvDefines("#define A 12\n#define B A\n#define C B\n#define D C\n#define E D\n#define X Y\n#define Y X\n")
+	if len(d) != 7 {
+		t.Fatalf("defines %v, want 7", d)
+	}
+	for name, want := range map[string]string{"A": "12", "D": "12", "E": "A", "Z": "Z", "X": "X"} {
+		if got := d.value(name); got != want {
+			t.Errorf("value(%s) = %s, want %s", name, got, want)
+		}
+	}
+}

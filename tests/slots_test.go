@@ -12,6 +12,7 @@ import (
 
 	"trampemu/check"
 	"trampemu/harness"
+	"trampemu/internal/golden"
 	"trampemu/mutate"
 	"trampemu/regs"
 	"trampemu/trampolines"
@@ -331,22 +332,7 @@ func compareGolden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./tests -update to write it)", err)
 	}
-	if string(want) == got {
-		return
-	}
-	wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-	n := 0
-	for i := 0; i < max(len(wl), len(gl)) && n < 20; i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			t.Errorf("%s:%d:\n  want %s\n  got  %s", path, i+1, w, g)
-			n++
-		}
+	for _, d := range golden.Diff(string(want), got, 20) {
+		t.Errorf("%s:%d:\n  want %s\n  got  %s", path, d.N, d.Want, d.Got)
 	}
 }
