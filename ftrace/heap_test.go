@@ -2,6 +2,8 @@ package ftrace
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"trampemu/regs"
@@ -9,7 +11,7 @@ import (
 
 // TestHeapAlloc: allocations are aligned (at least 8), use the region to
 // its last byte and no further: one byte more than is left is ENOMEM
-// naming the region, and a failed allocation takes nothing. Every arch's
+// naming the region, the size asked and the bytes left, and a failed allocation takes nothing. Every arch's
 // heap region.
 func TestHeapAlloc(t *testing.T) {
 	archs(t, func(t *testing.T, a *regs.Arch) {
@@ -30,8 +32,8 @@ func TestHeapAlloc(t *testing.T) {
 		left := r.End() - (w + 64) // after aligning the next block to 64
 		if _, err := h.Alloc(left+1, 64); !errors.Is(err, ENOMEM) {
 			t.Fatalf("one byte more than is left: %v, want ENOMEM", err)
-		} else if want := "guest heap " + r.Name + " exhausted"; len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
-			t.Errorf("error %q does not name the region", err)
+		} else if want := fmt.Sprintf("guest heap %s exhausted (%d bytes asked, %d left)", r.Name, left+1, r.End()-(w+1)); !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %q, want it to start %q (the region, the size asked and what is left)", err, want)
 		}
 		used := h.Used()
 		last, err := h.Alloc(left, 64)

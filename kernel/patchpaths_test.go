@@ -82,7 +82,11 @@ var badPatches = []struct {
 	{".git", "--- a/.git/config\n+++ b/.git/config\n", 1, ".git component"},
 	{"symlink", "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n", 2, "makes a symbolic link"},
 	{"submodule", "diff --git a/m b/m\nnew file mode 160000\n", 2, "a submodule"},
-	{"NUL", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\x00\n+b\n", 4, "a NUL byte"},
+	{"NUL", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\x00\n+b\n", 4, "a NUL byte at column 3"},
+	{"NUL first", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n\x00a\n", 4, "a NUL byte at column 1"},
+	// a hunk ends when its counts do, after a context line too: what
+	// follows is a header again, even one starting with "+"
+	{"header after context", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n a\n+++ b/../y\n", 5, "climbs out"},
 	{"unterminated quote", "diff --git \"a/x b/x\n", 1, "unterminated"},
 	{"control character", "--- a/x\x1b[2J\n+++ b/x\n", 1, "control character"},
 	{"a header right after a hunk", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/../y\n+++ b/../y\n", 6, "climbs out"},

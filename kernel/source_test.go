@@ -38,6 +38,12 @@ func TestSourcePlaces(t *testing.T) {
 			t.Errorf("cite(%d) = %q, want %q", c.off, got, c.cite)
 		}
 	}
+	// a (?m)^\s* match can start on a blank line of spaces before the
+	// construct: the cite is the construct's line
+	blank := &source{name: "b.S", text: "x\n   \n\tmovq %rbp, %rdi\n"}
+	if got, want := blank.cite(2), "`movq %rbp, %rdi` (b.S:3)"; got != want {
+		t.Errorf("cite after a line of spaces = %q, want %q", got, want)
+	}
 	if got := (&source{text: "a\nb"}).at(2); got != "line 2" {
 		t.Errorf("an unnamed source's place: %q", got)
 	}
