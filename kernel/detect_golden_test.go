@@ -64,23 +64,17 @@ func detectInputs(t *testing.T) []detectInput {
 }
 
 // fromFirstCode cuts text before its first line of code (not blank, a
-// comment or a preprocessor line): the file's first construct then sits
-// at its first byte, where a search result of 0 must count as found.
+// comment as stripComments reads one, or a preprocessor line): the file's
+// first construct then sits at its first byte, where a search result of 0
+// must count as found.
 func fromFirstCode(text []byte) []byte {
-	s := string(text)
-	off, inComment := 0, false
-	for _, line := range strings.SplitAfter(s, "\n") {
-		l := strings.TrimSpace(line)
-		switch {
-		case inComment:
-			inComment = !strings.Contains(l, "*/")
-		case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "//"):
-		case strings.HasPrefix(l, "/*"):
-			inComment = !strings.Contains(l, "*/")
-		default:
+	lines := strings.SplitAfter(string(text), "\n")
+	off := 0
+	for i, l := range strings.Split(stripComments(string(text)), "\n") { // the same lines, comments blanked
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
 			return text[off:]
 		}
-		off += len(line)
+		off += len(lines[i])
 	}
 	return nil
 }
